@@ -1,0 +1,77 @@
+"""Where an envelope lives on the A2A wire: ``Part(text=fallback, metadata={"tfrs": ...})``.
+
+Builds that Part, and reads the envelope back from a Part, Message, status update, Task or
+``StreamResponse`` without ever changing what it reads.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from a2a.types.a2a_pb2 import Message, Part, StreamResponse, Task, TaskStatusUpdateEvent
+
+from a2a_progress.envelope import Envelope, Rejected, decode
+
+TFRS_KEY: Final = "tfrs"
+"""The fixed metadata key that carries the envelope (spec E1)."""
+
+
+def envelope_part(envelope_json: str, fallback: str) -> Part:
+    """The one Part of a working update: the text fallback beside the envelope (spec rule 2)."""
+    return Part(text=fallback, metadata={TFRS_KEY: envelope_json})
+
+
+def raw_envelope(part: Part) -> object:
+    """The value under ``metadata["tfrs"]`` (any JSON type), or :data:`None` when absent.
+
+    Tests for the key first: indexing a Struct with a missing key inserts it.
+    """
+    if not part.HasField("metadata") or TFRS_KEY not in part.metadata:
+        return None
+    return part.metadata[TFRS_KEY]
+
+
+def message_text(message: Message, delimiter: str = "\n") -> str:
+    """The text of a message's text parts, joined (what a pre-upgrade caller shows)."""
+    return delimiter.join(part.text for part in message.parts if part.HasField("text"))
+
+
+def read_message(message: Message) -> Envelope | Rejected | None:
+    """The envelope of a message: from its first Part that carries one, else None.
+
+    At most one envelope per update (spec rule 1): later envelope-bearing Parts are ignored.
+    """
+    for part in message.parts:
+        value = raw_envelope(part)
+        if value is not None:
+            return decode(value)
+    return None
+
+
+def status_message(
+    event: StreamResponse | TaskStatusUpdateEvent | Task | Message,
+) -> Message | None:
+    """The status message an event carries, if any (a Message event is its own message)."""
+    if isinstance(event, StreamResponse):
+        which = event.WhichOneof("payload")
+        if which == "status_update":
+            return status_message(event.status_update)
+        if which == "task":
+            return status_message(event.task)
+        if which == "message":
+            return event.message
+        return None
+    if isinstance(event, Message):
+        return event
+    return event.status.message if event.status.HasField("message") else None
+
+
+def read_envelope(
+    source: Part | Message | TaskStatusUpdateEvent | Task | StreamResponse,
+) -> Envelope | Rejected | None:
+    """The envelope carried by any of the A2A shapes that can hold one, or None."""
+    if isinstance(source, Part):
+        value = raw_envelope(source)
+        return None if value is None else decode(value)
+    message = source if isinstance(source, Message) else status_message(source)
+    return None if message is None else read_message(message)

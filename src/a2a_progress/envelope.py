@@ -1,0 +1,316 @@
+"""The v1 progress envelope: its value type, and the codec to and from its one JSON string.
+
+This module knows the wire schema and nothing else: no A2A types, no OpenTelemetry.
+Decoding never raises: any input gives either an :class:`Envelope` or a :class:`Rejected`
+that says why, so a reader can always degrade to the text fallback (spec, "Wire format").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Final
+
+ENVELOPE_VERSION: Final = 1
+"""The only envelope version this library reads and writes."""
+
+HARD_LIMIT_BYTES: Final = 64 * 1024
+"""An encoded envelope larger than this (UTF-8 bytes) is never sent nor accepted (spec rule 5)."""
+
+SOFT_LIMIT_BYTES: Final = 8 * 1024
+"""Producers split ``chunk`` and text payloads to stay under this many UTF-8 bytes (spec E4)."""
+
+
+class Kind(StrEnum):
+    """What an envelope describes."""
+
+    THINKING = "thinking"
+    TOOL_CALL = "tool_call"
+    TOOL_OUTPUT_APPEND = "tool_output_append"
+    TEXT = "text"
+    ERROR = "error"
+
+
+class Status(StrEnum):
+    """Where the process of the envelope's stream stands."""
+
+    RUNNING = "running"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class RejectReason(StrEnum):
+    """Why a string is not a usable v1 envelope."""
+
+    NOT_A_STRING = "not_a_string"
+    OVERSIZE = "oversize"
+    NOT_JSON = "not_json"
+    NOT_AN_OBJECT = "not_an_object"
+    BAD_VERSION = "bad_version"
+    UNKNOWN_VERSION = "unknown_version"
+    BAD_KIND = "bad_kind"
+    BAD_STATUS = "bad_status"
+    BAD_SEQ = "bad_seq"
+    BAD_STREAM_KEY = "bad_stream_key"
+    BAD_PAYLOAD = "bad_payload"
+
+
+class EnvelopeError(ValueError):
+    """An envelope cannot be built or encoded as asked."""
+
+
+class OversizeEnvelopeError(EnvelopeError):
+    """The encoded envelope would exceed :data:`HARD_LIMIT_BYTES`."""
+
+
+# Per kind: required payload fields, then optional ones; every listed field is a string.
+_PAYLOAD_FIELDS: Final[Mapping[Kind, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    Kind.THINKING: (("text",), ()),
+    Kind.TEXT: (("text",), ()),
+    Kind.TOOL_CALL: (("tool",), ("tool_call_id",)),
+    Kind.TOOL_OUTPUT_APPEND: (("tool", "chunk"), ("tool_call_id",)),
+    Kind.ERROR: (("message",), ()),
+}
+
+# The payload field that carries each kind's human-readable content.
+_CONTENT_FIELD: Final[Mapping[Kind, str | None]] = {
+    Kind.THINKING: "text",
+    Kind.TEXT: "text",
+    Kind.TOOL_CALL: None,
+    Kind.TOOL_OUTPUT_APPEND: "chunk",
+    Kind.ERROR: "message",
+}
+
+
+def _payload_problem(kind: Kind, payload: Mapping[str, Any]) -> str | None:
+    required, optional = _PAYLOAD_FIELDS[kind]
+    for name in required:
+        if not isinstance(payload.get(name), str):
+            return f"{kind} payload needs a string {name!r}"
+    for name in optional:
+        if name in payload and payload[name] is not None and not isinstance(payload[name], str):
+            return f"{kind} payload field {name!r} must be a string"
+    return None
+
+
+def _is_int(value: object) -> bool:
+    # bool is a subclass of int, but true/false is not a sequence number or a version.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One immutable v1 progress envelope.
+
+    ``payload`` is a read-only mapping; unknown extra keys are kept (forward compatibility).
+    Construction validates the payload for the kind and raises :class:`EnvelopeError`.
+    """
+
+    kind: Kind
+    seq: int
+    payload: Mapping[str, Any]
+    status: Status = Status.RUNNING
+    stream_key: str | None = None
+    v: int = ENVELOPE_VERSION
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.seq):
+            raise EnvelopeError("seq must be an int")
+        if self.stream_key is not None and not isinstance(self.stream_key, str):
+            raise EnvelopeError("stream_key must be a string")
+        kind, status = Kind(self.kind), Status(self.status)
+        problem = _payload_problem(kind, self.payload)
+        if problem:
+            raise EnvelopeError(problem)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "payload", MappingProxyType(dict(self.payload)))
+
+    @classmethod
+    def _validated(
+        cls,
+        kind: Kind,
+        seq: int,
+        payload: dict[str, Any],
+        status: Status,
+        stream_key: str | None,
+    ) -> Envelope:
+        # The decoder has already checked every field: skip the second validation pass.
+        envelope = object.__new__(cls)
+        for name, value in (
+            ("kind", kind),
+            ("seq", seq),
+            ("payload", MappingProxyType(payload)),
+            ("status", status),
+            ("stream_key", stream_key),
+            ("v", ENVELOPE_VERSION),
+        ):
+            object.__setattr__(envelope, name, value)
+        return envelope
+
+    @property
+    def tool(self) -> str | None:
+        """The tool name for ``tool_call`` / ``tool_output_append``, else None."""
+        value = self.payload.get("tool")
+        return value if isinstance(value, str) else None
+
+    @property
+    def tool_call_id(self) -> str | None:
+        """The callee's tool call id when the payload names one."""
+        value = self.payload.get("tool_call_id")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def content(self) -> str | None:
+        """The human-readable content: thinking/progress text, error message or output chunk."""
+        name = _CONTENT_FIELD[self.kind]
+        return None if name is None else str(self.payload[name])
+
+    @property
+    def stream_id(self) -> str:
+        """The aggregation key: ``streamKey``, else ``payload.tool_call_id``, else ``""``.
+
+        ``""`` is the single aggregated stream the spec describes for an omitted key.
+        """
+        return self.stream_key or self.tool_call_id or ""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The envelope as the JSON object of the wire format (field names as on the wire)."""
+        wire: dict[str, Any] = {"v": self.v, "kind": self.kind.value}
+        if self.stream_key is not None:
+            wire["streamKey"] = self.stream_key
+        wire["seq"] = self.seq
+        wire["status"] = self.status.value
+        wire["payload"] = dict(self.payload)
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The outcome of decoding something that is not a usable envelope."""
+
+    reason: RejectReason
+    detail: str
+
+
+def encode(envelope: Envelope) -> str:
+    """Encode as one compact JSON string (UTF-8, no ASCII escaping).
+
+    Raises :class:`OversizeEnvelopeError` when the result exceeds :data:`HARD_LIMIT_BYTES`.
+    """
+    text = json.dumps(
+        envelope.to_wire(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+    size = utf8_size(text)
+    if size > HARD_LIMIT_BYTES:
+        raise OversizeEnvelopeError(f"encoded envelope is {size} bytes (limit {HARD_LIMIT_BYTES})")
+    return text
+
+
+def utf8_size(text: str) -> int:
+    """UTF-8 byte length of ``text``, without encoding when the answer is plain."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+# Lookups by wire string; from_wire() checks for str first (a list or object is unhashable).
+_KINDS: Final[Mapping[str, Kind]] = {kind.value: kind for kind in Kind}
+_STATUSES: Final[Mapping[str, Status]] = {status.value: status for status in Status}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(data: object) -> Envelope | Rejected:
+    """Decode the value of ``metadata["tfrs"]``. Never raises.
+
+    Returns the :class:`Envelope`, or :class:`Rejected` with the reason it is not one.
+    """
+    if not isinstance(data, str):
+        return Rejected(RejectReason.NOT_A_STRING, f"envelope is a {type(data).__name__}")
+    # Every character is at least one UTF-8 byte, so a long string is oversize without encoding.
+    if len(data) > HARD_LIMIT_BYTES or (
+        len(data) * 4 > HARD_LIMIT_BYTES and utf8_size(data) > HARD_LIMIT_BYTES
+    ):
+        return Rejected(RejectReason.OVERSIZE, f"envelope over {HARD_LIMIT_BYTES} bytes")
+    try:
+        obj = json.loads(data, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
+    if not isinstance(obj, dict):
+        return Rejected(RejectReason.NOT_AN_OBJECT, f"envelope is a JSON {type(obj).__name__}")
+    return from_wire(obj)
+
+
+def from_wire(obj: Mapping[str, Any]) -> Envelope | Rejected:
+    """Validate a decoded wire object. Never raises."""
+    version = obj.get("v")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        return Rejected(RejectReason.BAD_VERSION, "v must be a positive int")
+    if version > ENVELOPE_VERSION:
+        return Rejected(RejectReason.UNKNOWN_VERSION, f"v={version} is newer than v1")
+    raw_kind, raw_status = obj.get("kind"), obj.get("status")
+    kind = _KINDS.get(raw_kind) if isinstance(raw_kind, str) else None
+    if kind is None:
+        return Rejected(RejectReason.BAD_KIND, "unknown kind")
+    status = _STATUSES.get(raw_status) if isinstance(raw_status, str) else None
+    if status is None:
+        return Rejected(RejectReason.BAD_STATUS, "unknown status")
+    seq = obj.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        return Rejected(RejectReason.BAD_SEQ, "seq must be an int")
+    stream_key = obj.get("streamKey")
+    if stream_key is not None and not isinstance(stream_key, str):
+        return Rejected(RejectReason.BAD_STREAM_KEY, "streamKey must be a string")
+    payload = obj.get("payload")
+    if not isinstance(payload, dict):
+        return Rejected(RejectReason.BAD_PAYLOAD, "payload must be an object")
+    problem = _payload_problem(kind, payload)
+    if problem:
+        return Rejected(RejectReason.BAD_PAYLOAD, problem)
+    # The payload dict came from json.loads (or a caller's own object): copy it so no one
+    # else holds a mutable reference to the envelope's payload.
+    return Envelope._validated(kind, seq, dict(payload), status, stream_key)
+
+
+def _utf8_prefix(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, never cutting a character."""
+    data = text.encode("utf-8", "surrogatepass")[:limit]
+    return data.decode("utf-8", "ignore")
+
+
+def split_text(text: str, limit: int = SOFT_LIMIT_BYTES) -> list[str]:
+    """Split ``text`` into pieces of at most ``limit`` UTF-8 bytes, by lines first (spec E4).
+
+    Whole lines are packed together while they fit; a single line longer than ``limit`` is cut at
+    character boundaries. Joining the pieces gives back ``text`` exactly. Empty text is one piece.
+    """
+    if limit < 4:
+        raise ValueError("limit must leave room for one UTF-8 character (4 bytes)")
+    if utf8_size(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    current: list[str] = []
+    current_size = 0
+    for whole_line in text.splitlines(keepends=True):
+        line = whole_line
+        size = utf8_size(line)
+        if current and current_size + size > limit:
+            pieces.append("".join(current))
+            current, current_size = [], 0
+        while size > limit:
+            head = _utf8_prefix(line, limit)
+            pieces.append(head)
+            line = line[len(head) :]
+            size = utf8_size(line)
+        if line:
+            current.append(line)
+            current_size += size
+    if current:
+        pieces.append("".join(current))
+    return pieces

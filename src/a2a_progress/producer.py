@@ -1,0 +1,337 @@
+"""The callee side: emit progress envelopes as WORKING status updates of one task.
+
+A :class:`ProgressEmitter` owns the turn's ``seq`` counter, redacts and size-controls every block,
+and puts each one on the wire as one Part carrying the text fallback and the envelope (spec
+"Producer side"). Tool calls it opened and that are still running when the turn ends are closed
+``aborted`` before the terminal state, while the queue still accepts events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Generator, Mapping
+from enum import Enum
+from types import TracebackType
+from typing import Any, Final
+
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types.a2a_pb2 import Message, Part, TaskState
+
+from a2a_progress.carrier import envelope_part
+from a2a_progress.envelope import (
+    SOFT_LIMIT_BYTES,
+    Envelope,
+    Kind,
+    OversizeEnvelopeError,
+    Status,
+    encode,
+    split_text,
+)
+from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
+
+logger = logging.getLogger(__name__)
+
+_OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 KiB limit]"
+
+# Emitters of turns still running, by task id, so an executor's cancel() can reach the emitter
+# its execute() is using and abort the open tool calls before the CANCELED state.
+_live_emitters: weakref.WeakValueDictionary[str, ProgressEmitter] = weakref.WeakValueDictionary()
+
+
+class CallState(Enum):
+    """Lifecycle of a tool call handle."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class ToolCall:
+    """One tool call of the turn: ``await`` it (or ``async with`` it) to announce its start.
+
+    ``async with`` ends it ``done`` on normal exit and ``aborted`` on an exception or
+    cancellation; the exception still propagates.
+    """
+
+    __slots__ = ("_emitter", "state", "stream_key", "tool", "tool_call_id")
+
+    def __init__(
+        self, emitter: ProgressEmitter, tool: str, tool_call_id: str | None, stream_key: str | None
+    ) -> None:
+        self._emitter = emitter
+        self.tool = tool
+        self.tool_call_id = tool_call_id
+        self.stream_key = stream_key
+        self.state = CallState.PENDING
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the call has started and not ended."""
+        return self.state is CallState.RUNNING
+
+    def _payload(self, **extra: str) -> dict[str, str]:
+        payload = {"tool": self.tool, **extra}
+        if self.tool_call_id is not None:
+            payload["tool_call_id"] = self.tool_call_id
+        return payload
+
+    async def start(self) -> ToolCall:
+        """Emit the ``tool_call`` ``running`` block (once; later calls do nothing)."""
+        if self.state is CallState.PENDING:
+            self.state = CallState.RUNNING
+            self._emitter._opened(self)
+            await self._emitter._emit(
+                Kind.TOOL_CALL,
+                self._payload(),
+                Status.RUNNING,
+                self.stream_key,
+                fallback=f"Calling tool {self.tool}",
+            )
+        return self
+
+    def __await__(self) -> Generator[Any, None, ToolCall]:
+        return self.start().__await__()
+
+    async def output(self, chunk: str) -> None:
+        """Emit streamed output (``tool_output_append``), split by lines under the soft limit.
+
+        Decision E3 keeps this kind off in v1: unless the emitter was created with
+        ``enable_output=True`` this does nothing.
+        """
+        if not self._emitter.output_enabled or self.state is not CallState.RUNNING:
+            return
+        await self._emitter._emit_text(
+            Kind.TOOL_OUTPUT_APPEND, "chunk", chunk, self.stream_key, self._payload()
+        )
+
+    async def done(self) -> None:
+        """End the call successfully (``status: done``)."""
+        await self._end(CallState.DONE, Status.DONE, f"Tool {self.tool} finished")
+
+    async def aborted(self, reason: str | None = None) -> None:
+        """End the call as aborted; ``reason`` (redacted) rides in ``payload.reason``."""
+        text = f"Tool {self.tool} aborted" + (f": {reason}" if reason else "")
+        extra = {"reason": reason} if reason else {}
+        await self._end(CallState.ABORTED, Status.ABORTED, text, extra)
+
+    async def _end(
+        self, state: CallState, status: Status, fallback: str, extra: Mapping[str, str] = {}
+    ) -> None:
+        if self.state is not CallState.RUNNING:
+            return
+        self.state = state
+        self._emitter._closed(self)
+        await self._emitter._emit(
+            Kind.TOOL_CALL, self._payload(**extra), status, self.stream_key, fallback=fallback
+        )
+
+    async def __aenter__(self) -> ToolCall:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            await self.done()
+        elif isinstance(exc, asyncio.CancelledError):
+            await self.aborted("cancelled")
+        else:
+            await self.aborted(type(exc).__name__)
+
+
+class ProgressEmitter:
+    """Emits one turn's progress envelopes through a task's :class:`TaskUpdater`.
+
+    Args:
+        updater: the task's updater; each block becomes one WORKING status update.
+        seq_start: the first ``seq`` (spec E2: any start is allowed).
+        enable_output: switch on ``tool_output_append`` (off in v1, decision E3).
+        redactor: masks credentials in every text field and fallback; ``None`` disables masking.
+        soft_limit: UTF-8 bytes per text piece; longer text is split by lines.
+
+    Use it as ``async with ProgressEmitter(updater) as progress:`` so that tool calls still open
+    when ``execute()`` raises or is cancelled end ``aborted``.
+    """
+
+    def __init__(
+        self,
+        updater: TaskUpdater,
+        *,
+        seq_start: int = 1,
+        enable_output: bool = False,
+        redactor: Redactor | None = DEFAULT_REDACTOR,
+        soft_limit: int = SOFT_LIMIT_BYTES,
+    ) -> None:
+        self.updater = updater
+        self.output_enabled = enable_output
+        self._next_seq = seq_start
+        self._redactor = redactor
+        self._soft_limit = soft_limit
+        self._open: dict[int, ToolCall] = {}
+        self._lock = asyncio.Lock()
+        _live_emitters[updater.task_id] = self
+
+    @classmethod
+    def for_task(
+        cls, event_queue: EventQueue, task_id: str, context_id: str, **options: Any
+    ) -> ProgressEmitter:
+        """The live emitter of ``task_id``, or a new one on ``event_queue``.
+
+        Call it from ``AgentExecutor.cancel()`` and then :meth:`cancel`: the tool calls that
+        ``execute()`` left open end ``aborted`` before the CANCELED state.
+        """
+        live = _live_emitters.get(task_id)
+        if live is not None:
+            return live
+        return cls(TaskUpdater(event_queue, task_id, context_id), **options)
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` the next envelope will carry."""
+        return self._next_seq
+
+    @property
+    def open_calls(self) -> list[ToolCall]:
+        """Tool calls started and not yet ended, oldest first."""
+        return list(self._open.values())
+
+    async def thinking(self, text: str) -> None:
+        """Emit a thinking segment (split by lines when long)."""
+        await self._emit_text(Kind.THINKING, "text", text)
+
+    async def text(self, text: str) -> None:
+        """Emit ordinary progress text (split by lines when long)."""
+        await self._emit_text(Kind.TEXT, "text", text)
+
+    async def error(self, message: str) -> None:
+        """Emit a callee-side process error. It never replaces the terminal verdict."""
+        await self._emit_text(Kind.ERROR, "message", message)
+
+    def tool_call(
+        self, tool: str, tool_call_id: str | None = None, *, stream_key: str | None = None
+    ) -> ToolCall:
+        """A tool call handle; ``await`` it or ``async with`` it to emit the start.
+
+        ``stream_key`` defaults to ``tool_call_id``; with neither, the call is on the single
+        aggregated stream (no ``streamKey`` on the wire).
+        """
+        return ToolCall(self, tool, tool_call_id, stream_key or tool_call_id)
+
+    async def abort_open_calls(self, reason: str) -> None:
+        """End every open tool call ``aborted`` with ``reason`` (errors from a closed queue are
+        swallowed: the turn is over and nothing more can be said on it)."""
+        for call in self.open_calls:
+            try:
+                await call.aborted(reason)
+            except Exception:
+                logger.debug("could not emit aborted for %s", call.tool, exc_info=True)
+                return
+
+    async def complete(self, reply: Message | str | None = None) -> None:
+        """Close open calls (``aborted``: they never said done), then COMPLETED with ``reply``."""
+        await self._finish(TaskState.TASK_STATE_COMPLETED, "turn completed", reply)
+
+    async def failed(self, reply: Message | str | None = None) -> None:
+        """Close open calls ``aborted``, then FAILED."""
+        await self._finish(TaskState.TASK_STATE_FAILED, "turn failed", reply)
+
+    async def cancel(self, reply: Message | str | None = None) -> None:
+        """Close open calls ``aborted``, then CANCELED."""
+        await self._finish(TaskState.TASK_STATE_CANCELED, "turn canceled", reply)
+
+    async def reject(self, reply: Message | str | None = None) -> None:
+        """Close open calls ``aborted``, then REJECTED."""
+        await self._finish(TaskState.TASK_STATE_REJECTED, "turn rejected", reply)
+
+    async def _finish(self, state: TaskState, reason: str, reply: Message | str | None) -> None:
+        await self.abort_open_calls(reason)
+        if isinstance(reply, str):
+            reply = self.updater.new_agent_message([Part(text=reply)])
+        await self.updater.update_status(state, message=reply)
+        self._forget()
+
+    def _forget(self) -> None:
+        if _live_emitters.get(self.updater.task_id) is self:
+            del _live_emitters[self.updater.task_id]
+
+    async def __aenter__(self) -> ProgressEmitter:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            reason = "turn ended"
+        elif isinstance(exc, asyncio.CancelledError):
+            reason = "turn canceled"
+        else:
+            reason = f"turn failed: {type(exc).__name__}"
+        try:
+            await self.abort_open_calls(reason)
+        finally:
+            self._forget()
+
+    def _opened(self, call: ToolCall) -> None:
+        self._open[id(call)] = call
+
+    def _closed(self, call: ToolCall) -> None:
+        self._open.pop(id(call), None)
+
+    def _redact(self, text: str) -> str:
+        return text if self._redactor is None else self._redactor.redact(text)
+
+    async def _emit_text(
+        self,
+        kind: Kind,
+        field: str,
+        text: str,
+        stream_key: str | None = None,
+        base_payload: Mapping[str, str] = {},
+    ) -> None:
+        base = {name: self._redact(value) for name, value in base_payload.items()}
+        for piece in split_text(self._redact(text), self._soft_limit):
+            await self._emit(
+                kind,
+                {**base, field: piece},
+                Status.RUNNING,
+                stream_key,
+                fallback=piece,
+                redacted=True,
+            )
+
+    async def _emit(
+        self,
+        kind: Kind,
+        payload: Mapping[str, str],
+        status: Status,
+        stream_key: str | None,
+        *,
+        fallback: str,
+        redacted: bool = False,
+    ) -> None:
+        if not redacted:
+            payload = {name: self._redact(value) for name, value in payload.items()}
+            fallback = self._redact(fallback)
+        async with self._lock:
+            seq = self._next_seq
+            self._next_seq += 1
+            envelope = Envelope(
+                kind=kind, seq=seq, payload=payload, status=status, stream_key=stream_key
+            )
+            try:
+                part = envelope_part(encode(envelope), fallback)
+            except OversizeEnvelopeError:
+                part = Part(text=split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
+            await self.updater.update_status(
+                TaskState.TASK_STATE_WORKING, message=self.updater.new_agent_message([part])
+            )

@@ -1,0 +1,96 @@
+"""Credential masking for anything that may be logged: envelope text and telemetry content.
+
+The spec (rule 6) treats envelopes as "may be logged". The producer passes every text field and
+the fallback text through a :class:`Redactor` before encoding, and the OpenTelemetry bridge does
+the same before content reaches a span. All patterns are compiled into one alternation, so a text
+is scanned once however many patterns there are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+MASK: Final = "[REDACTED]"
+
+# Each entry: (group name, pattern). A pattern may define a group named "<name>_keep": that
+# prefix (a header or key name and its separator) is kept, and the rest of the match masked.
+_BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "private_key",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----"
+        r"[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----|\Z)",
+    ),
+    (
+        "auth_header",
+        r'(?P<auth_header_keep>(?i:\b(?:proxy-)?authorization)\s*[:=]\s*)[^\r\n"]+',
+    ),
+    ("bearer", r"(?P<bearer_keep>(?i:\bbearer)\s+)[A-Za-z0-9\-._~+/]+=*"),
+    (
+        "url_credentials",
+        r"(?P<url_credentials_keep>\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)[^\s@/]+(?=@)",
+    ),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
+    ("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"),
+    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("stripe_key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("openai_style_key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}"),
+    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+    (
+        "secret_pair",
+        r"(?P<secret_pair_keep>(?i:\b[\w.-]*(?:password|passwd|pwd|secret|api[_-]?key|apikey"
+        r"|access[_-]?key|private[_-]?key|credential|token(?!s))[\w.-]*)"
+        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]+",
+    ),
+)
+
+
+class Redactor:
+    """Masks credentials in text with :data:`MASK`.
+
+    Args:
+        extra_patterns: more regular expressions whose whole match is masked.
+        enabled: ``False`` makes :meth:`redact` return its input unchanged.
+    """
+
+    __slots__ = ("_enabled", "_keep_groups", "_regex")
+
+    def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
+        patterns = list(_BUILTIN_PATTERNS)
+        patterns += [(f"extra_{i}", pattern) for i, pattern in enumerate(extra_patterns)]
+        self._regex = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in patterns))
+        self._keep_groups = {
+            name: f"{name}_keep" for name, pattern in patterns if "_keep>" in pattern
+        }
+        self._enabled = enabled
+
+    @property
+    def enabled(self) -> bool:
+        """Whether this redactor masks anything."""
+        return self._enabled
+
+    def _replace(self, match: re.Match[str]) -> str:
+        name = match.lastgroup or ""
+        keep_group = self._keep_groups.get(name)
+        return (match.group(keep_group) if keep_group else "") + MASK
+
+    def redact(self, text: str) -> str:
+        """Return ``text`` with every credential masked."""
+        if not self._enabled:
+            return text
+        return self._regex.sub(self._replace, text)
+
+    def redact_counted(self, text: str) -> tuple[str, int]:
+        """Like :meth:`redact`, and also return how many credentials were masked."""
+        if not self._enabled:
+            return text, 0
+        return self._regex.subn(self._replace, text)
+
+
+DEFAULT_REDACTOR: Final = Redactor()
+"""The redactor used when none is given: every built-in pattern, on."""

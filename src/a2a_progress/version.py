@@ -1,0 +1,3 @@
+"""Version of the a2a-progress distribution."""
+
+__version__ = "0.1.0"
