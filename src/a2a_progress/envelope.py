@@ -278,7 +278,7 @@ def from_wire(obj: Mapping[str, Any]) -> Envelope | Rejected:
     return Envelope._validated(kind, seq, dict(payload), status, stream_key)
 
 
-def _utf8_prefix(text: str, limit: int) -> str:
+def truncate_utf8(text: str, limit: int) -> str:
     """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, never cutting a character."""
     data = text.encode("utf-8", "surrogatepass")[:limit]
     return data.decode("utf-8", "ignore")
@@ -304,7 +304,7 @@ def split_text(text: str, limit: int = SOFT_LIMIT_BYTES) -> list[str]:
             pieces.append("".join(current))
             current, current_size = [], 0
         while size > limit:
-            head = _utf8_prefix(line, limit)
+            head = truncate_utf8(line, limit)
             pieces.append(head)
             line = line[len(head) :]
             size = utf8_size(line)

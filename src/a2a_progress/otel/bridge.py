@@ -1,0 +1,388 @@
+"""The bridge proper: one observed turn's A2A events become spans, span events and metrics.
+
+A :class:`TurnTelemetry` is given the span of the call (caller) or of the execution (callee), is
+fed every A2A event of that turn, and runs them through the protocol's own consumer
+(:class:`~a2a_progress.consumer.ProgressAssembler`), so ordering, duplicates and degradation are
+exactly the spec's. Each tool call becomes an ``execute_tool`` span under the turn span; thinking,
+text, errors and output become span events. It knows nothing of HTTP, gRPC or how it is hooked in.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Iterable
+from typing import Any, Final
+
+from a2a.types.a2a_pb2 import Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState
+from a2a.types.a2a_pb2 import TaskStatusUpdateEvent as StatusUpdate
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.instrumentation.utils import is_instrumentation_enabled
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
+
+from a2a_progress.consumer import (
+    CallRecord,
+    EndReason,
+    Outcome,
+    ProgressAssembler,
+    ProgressUpdate,
+    TurnOutcome,
+    outcome_of_rejection,
+)
+from a2a_progress.envelope import Kind, truncate_utf8
+from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
+from a2a_progress.otel.metrics import BridgeMetrics
+
+logger = logging.getLogger(__name__)
+
+_TRUNCATION_MARKER: Final = "...truncated"
+
+_EVENT_NAMES: Final = {
+    Kind.THINKING: conv.EVENT_THINKING,
+    Kind.TEXT: conv.EVENT_TEXT,
+    Kind.ERROR: conv.EVENT_ERROR,
+    Kind.TOOL_OUTPUT_APPEND: conv.EVENT_OUTPUT,
+}
+
+# End reasons that make a tool span an error (a stream that raised also does, see end()).
+_ERROR_REASONS: Final = frozenset(
+    {EndReason.ABORTED, EndReason.TURN_FAILED, EndReason.TURN_CANCELED}
+)
+
+_FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
+
+A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
+
+_warned: set[str] = set()
+
+
+def warn_once(where: str) -> None:
+    """Log an internal bridge failure once per place: telemetry must never break the agent."""
+    if where not in _warned:
+        _warned.add(where)
+        logger.warning("a2a-progress telemetry error in %s (logged once)", where, exc_info=True)
+
+
+def bounded(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` cut to ``limit`` UTF-8 bytes with a marker; and whether it was cut."""
+    if len(text) <= limit // 4 or len(text.encode("utf-8", "surrogatepass")) <= limit:
+        return text, False
+    return truncate_utf8(text, limit - len(_TRUNCATION_MARKER)) + _TRUNCATION_MARKER, True
+
+
+def _name(text: str) -> str:
+    return bounded(text, NAME_MAX_LENGTH)[0]
+
+
+class _EventBuffer:
+    """A span's events, capped: the first half go straight on, the latest half wait for the end.
+
+    The SDK silently drops events past its own limit; this keeps the start and the end of a long
+    stream and counts what it dropped.
+    """
+
+    __slots__ = ("dropped", "head_room", "span", "tail")
+
+    def __init__(self, span: Span, cap: int) -> None:
+        self.span = span
+        self.head_room = cap - cap // 2
+        self.tail: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=cap // 2)
+        self.dropped = 0
+
+    def add(self, name: str, attributes: dict[str, Any]) -> None:
+        if self.head_room > 0:
+            self.head_room -= 1
+            self.span.add_event(name, attributes)
+            return
+        if len(self.tail) == self.tail.maxlen:
+            self.dropped += 1
+        self.tail.append((name, attributes, time.time_ns()))
+
+    def flush(self) -> None:
+        for name, attributes, timestamp in self.tail:
+            self.span.add_event(name, attributes, timestamp=timestamp)
+        self.tail.clear()
+        if self.dropped:
+            self.span.set_attribute(conv.EVENTS_DROPPED, self.dropped)
+
+
+class _ToolSpan:
+    __slots__ = ("events", "name", "started")
+
+    def __init__(self, span: Span, name: str, cap: int) -> None:
+        self.events = _EventBuffer(span, cap)
+        self.name = name
+        self.started = time.monotonic()
+
+
+# Every turn still open, so process shutdown can end their spans before the exporter stops.
+_live_turns: weakref.WeakSet[TurnTelemetry] = weakref.WeakSet()
+_live_lock = threading.Lock()
+
+
+def end_live_turns() -> None:
+    """End every open turn and tool span with reason ``shutdown``."""
+    with _live_lock:
+        turns = list(_live_turns)
+    for turn in turns:
+        turn.end(reason=EndReason.SHUTDOWN)
+
+
+class Bridge:
+    """The live instrumentation: tracer, metrics and settings, switchable off at runtime."""
+
+    def __init__(self, tracer: Tracer, metrics: BridgeMetrics, config: BridgeConfig) -> None:
+        self.tracer = tracer
+        self.metrics = metrics
+        self.config = config
+        self.active = True
+
+    def observes(self, side: str) -> bool:
+        """Whether spans are made for ``side`` (``"caller"`` / ``"callee"``) right now."""
+        return self.active and side in self.config.sides and is_instrumentation_enabled()
+
+    def start_turn(
+        self,
+        name: str,
+        *,
+        kind: SpanKind,
+        observer: str,
+        parent: Context | None,
+        attributes: dict[str, Any],
+    ) -> TurnTelemetry:
+        """Start the call or execution span and the turn that owns it."""
+        span = self.tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
+        return TurnTelemetry(self, observer, span)
+
+
+class TurnTelemetry:
+    """Spans for one observed turn (one A2A call on the caller, one ``execute()`` on the callee).
+
+    Args:
+        bridge: tracer, metrics and settings.
+        observer: ``"caller"`` or ``"callee"``.
+        span: the call or execution span; the turn owns it and ends it in :meth:`end`.
+    """
+
+    def __init__(self, bridge: Bridge, observer: str, span: Span) -> None:
+        self._tracer = bridge.tracer
+        self._metrics = bridge.metrics
+        self._config = bridge.config
+        self._observer = observer
+        self._span = span
+        self._span_events = _EventBuffer(span, self._config.max_events_per_span)
+        self._assembler = ProgressAssembler()
+        self._tools: dict[int, _ToolSpan] = {}
+        self._context = trace.set_span_in_context(span)
+        self._task_id: str | None = None
+        self._context_id: str | None = None
+        self._state: int | None = None
+        self._ended = False
+        with _live_lock:
+            _live_turns.add(self)
+
+    @property
+    def span(self) -> Span:
+        """The call or execution span."""
+        return self._span
+
+    @property
+    def state(self) -> int | None:
+        """The last task state seen, if any."""
+        return self._state
+
+    def feed(self, event: A2AEvent) -> None:
+        """Observe one event of the turn. Never raises."""
+        if self._ended:
+            return
+        try:
+            self._note_ids(event)
+            updates = self._assembler.feed(event)
+            if not updates:
+                self._count_silent(self._assembler.last_outcome)
+            for update in updates:
+                if isinstance(update, TurnOutcome):
+                    self._close_calls(update.closed)
+                else:
+                    self._progress(update)
+        except Exception:  # noqa: BLE001 - the bridge must never break the agent
+            warn_once("feed")
+
+    def end(
+        self,
+        *,
+        error: BaseException | None = None,
+        reason: EndReason = EndReason.STREAM_CLOSED,
+    ) -> None:
+        """End the turn: close open tool spans, then the turn span. Runs once; never raises.
+
+        Args:
+            error: the exception that ended the call or execution; it makes the turn span and
+                the tool spans it closes ERROR.
+            reason: the end reason of tool calls still open (``turn_failed`` and
+                ``turn_canceled`` are errors by themselves).
+        """
+        if self._ended:
+            return
+        self._ended = True
+        with _live_lock:
+            _live_turns.discard(self)
+        try:
+            for outcome in self._assembler.close(reason):
+                self._close_calls(outcome.closed, failed=error is not None)
+            for tool in list(self._tools.values()):  # defensive: none should be left
+                tool.events.flush()
+                tool.events.span.end()
+            self._tools.clear()
+            self._span_events.flush()
+            if self._state is not None:
+                self._span.set_attribute(conv.A2A_TASK_STATE, TaskState.Name(self._state))
+            if error is not None:
+                self._span.record_exception(error)
+                self._span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+            elif self._state in _FAILED_STATES:
+                self._span.set_status(Status(StatusCode.ERROR, TaskState.Name(self._state)))
+        except Exception:  # noqa: BLE001
+            warn_once("end")
+        finally:
+            self._span.end()
+
+    # -- turn-level bookkeeping ----------------------------------------------------------------
+
+    def _note_ids(self, event: A2AEvent) -> None:
+        if isinstance(event, StreamResponse):
+            which = event.WhichOneof("payload")
+            if which is None:
+                return
+            event = getattr(event, which)
+        if isinstance(event, StatusUpdate):
+            task_id, context_id, state = event.task_id, event.context_id, event.status.state
+        elif isinstance(event, Task):
+            task_id, context_id, state = event.id, event.context_id, event.status.state
+        elif isinstance(event, Message):
+            task_id, context_id, state = event.task_id, event.context_id, None
+        else:
+            task_id, context_id, state = event.task_id, event.context_id, None
+        if task_id and self._task_id is None:
+            self._task_id = _name(task_id)
+            self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
+        if context_id and self._context_id is None:
+            self._context_id = _name(context_id)
+            self._span.set_attribute(conv.GEN_AI_CONVERSATION_ID, self._context_id)
+        if state:
+            self._state = state
+
+    def _count_silent(self, outcome: Outcome) -> None:
+        if outcome in (Outcome.DUPLICATE, Outcome.STALE, Outcome.AFTER_TERMINAL):
+            self._metrics.count_envelope(Outcome.DUPLICATE.value, self._observer)
+
+    # -- progress ------------------------------------------------------------------------------
+
+    def _progress(self, update: ProgressUpdate) -> None:
+        envelope = update.envelope
+        if update.degraded:
+            outcome = (
+                Outcome.DEGRADED
+                if update.rejected is None
+                else outcome_of_rejection(update.rejected)
+            )
+        else:
+            outcome = Outcome.ACCEPTED
+            self._metrics.count_kind(envelope.kind.value, self._observer)
+        self._metrics.count_envelope(outcome.value, self._observer)
+        call = update.call
+        superseded = [closed for closed in update.closed if closed is not call]
+        self._close_calls(superseded)
+        if update.opened and call is not None:
+            self._open_tool(call)
+        if envelope.kind is not Kind.TOOL_CALL:
+            self._event(update, call)
+        if call is not None and call in update.closed:
+            reason_text = envelope.payload.get("reason")
+            self._close_calls([call], detail=reason_text if isinstance(reason_text, str) else None)
+
+    def _event(self, update: ProgressUpdate, call: CallRecord | None) -> None:
+        envelope = update.envelope
+        name = conv.EVENT_TEXT if update.degraded else _EVENT_NAMES[envelope.kind]
+        attributes: dict[str, Any] = {}
+        if not update.degraded:
+            attributes[conv.SEQ] = envelope.seq
+            if envelope.stream_key is not None:
+                attributes[conv.STREAM_KEY] = _name(envelope.stream_key)
+        else:
+            attributes[conv.DEGRADED] = True
+        if self._config.capture_content:
+            text = update.fallback if update.degraded else envelope.content or ""
+            self._content(attributes, text)
+        tool = self._tools.get(id(call)) if call is not None else None
+        (tool.events if tool is not None else self._span_events).add(name, attributes)
+
+    def _content(self, attributes: dict[str, Any], text: str) -> None:
+        # Cut before redacting (bounds the regex work), then cut again: a mask can add bytes.
+        limit = self._config.content_max_length
+        text, cut = bounded(text, limit + 1024)
+        text, masked = self._config.redactor.redact_counted(text)
+        text, cut_again = bounded(text, limit)
+        if masked:
+            self._metrics.count_envelope(conv.OUTCOME_REDACTED, self._observer)
+        attributes[conv.CONTENT] = text
+        if cut or cut_again:
+            attributes[conv.CONTENT_TRUNCATED] = True
+
+    # -- tool spans ----------------------------------------------------------------------------
+
+    def _open_tool(self, call: CallRecord) -> None:
+        tool = _name(self._config.redactor.redact(call.tool)) if call.tool else "unknown"
+        attributes: dict[str, Any] = {
+            conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
+            conv.GEN_AI_TOOL_NAME: tool,
+            conv.OBSERVER: self._observer,
+            conv.SEQ_FIRST: call.first_seq,
+        }
+        if call.tool_call_id:
+            attributes[conv.GEN_AI_TOOL_CALL_ID] = _name(call.tool_call_id)
+        if call.stream_key is not None:
+            attributes[conv.STREAM_KEY] = _name(call.stream_key)
+        if self._task_id is not None:
+            attributes[conv.A2A_TASK_ID] = self._task_id
+        if self._context_id is not None:
+            attributes[conv.GEN_AI_CONVERSATION_ID] = self._context_id
+        span = self._tracer.start_span(
+            f"{conv.TOOL_SPAN_PREFIX} {tool}",
+            context=self._context,
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+        )
+        self._tools[id(call)] = _ToolSpan(span, tool, self._config.max_events_per_span)
+
+    def _close_calls(
+        self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
+    ) -> None:
+        """End the spans of calls the assembler has closed (each carries its end reason)."""
+        for call in calls:
+            tool = self._tools.pop(id(call), None)
+            if tool is None:
+                continue
+            end_reason = call.end_reason or EndReason.STREAM_CLOSED
+            span = tool.events.span
+            tool.events.flush()
+            span.set_attribute(conv.SEQ_LAST, call.last_seq)
+            span.set_attribute(conv.SEQ_FIRST, call.first_seq)
+            span.set_attribute(conv.END_REASON, end_reason.value)
+            if failed or end_reason in _ERROR_REASONS:
+                description = end_reason.value
+                if detail:
+                    description = _name(self._config.redactor.redact(detail))
+                span.set_status(Status(StatusCode.ERROR, description))
+            span.end()
+            self._metrics.record_duration(
+                time.monotonic() - tool.started,
+                tool=tool.name,
+                observer=self._observer,
+                end_reason=end_reason.value,
+            )

@@ -1,0 +1,187 @@
+"""Caller-side hooks: a span per A2A call, the callee's progress under it, trace context sent along.
+
+``BaseClient.send_message`` and ``BaseClient.subscribe`` are async generators; the wrapper
+returns a :class:`TracedStream` that passes every event through unchanged and ends the telemetry
+however the iteration stops: exhaustion, an exception, ``aclose()``, an early ``break`` or
+garbage collection. Transport classes are not touched (a2a-sdk's own tracing replaced their
+methods). Every wrapped call also carries the W3C trace context in its service parameters, which
+the transports send as HTTP headers or gRPC metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import wrapt
+from a2a.client import BaseClient, ClientCallContext
+from a2a.types.a2a_pb2 import StreamResponse
+from opentelemetry import propagate, trace
+from opentelemetry.context import Context
+from opentelemetry.instrumentation.utils import unwrap
+from opentelemetry.trace import SpanKind
+
+from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.bridge import Bridge, TurnTelemetry, bounded, warn_once
+from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
+
+_PROPAGATION_ONLY: Final = ("get_task", "cancel_task")
+
+
+def with_trace_context(kwargs: dict[str, Any], context: Context | None) -> dict[str, Any]:
+    """``kwargs`` whose ``context`` carries the trace headers; the caller's own values win.
+
+    The caller's ``ClientCallContext`` is copied, never changed.
+    """
+    headers: dict[str, str] = {}
+    propagate.inject(headers, context=context)
+    if not headers:
+        return kwargs
+    given = kwargs.get("context")
+    if given is None:
+        call_context = ClientCallContext(service_parameters=headers)
+    else:
+        call_context = given.model_copy()
+        call_context.service_parameters = {**headers, **(given.service_parameters or {})}
+    return {**kwargs, "context": call_context}
+
+
+class TracedStream:
+    """An async generator's events, passed through while a turn observes them."""
+
+    __slots__ = ("__weakref__", "_stream", "_turn")
+
+    def __init__(self, stream: AsyncGenerator[StreamResponse, None], turn: TurnTelemetry) -> None:
+        self._stream = stream
+        self._turn: TurnTelemetry | None = turn
+
+    def __aiter__(self) -> TracedStream:
+        return self
+
+    async def __anext__(self) -> StreamResponse:
+        try:
+            event = await self._stream.__anext__()
+        except StopAsyncIteration:
+            self._finish(None)
+            raise
+        except BaseException as exc:
+            self._finish(exc)
+            raise
+        if self._turn is not None:
+            self._turn.feed(event)
+        return event
+
+    async def asend(self, value: None) -> StreamResponse:
+        """Like the generator's ``asend``: a value other than None is not supported by it."""
+        return await self.__anext__() if value is None else await self._stream.asend(value)
+
+    async def athrow(self, *args: Any) -> StreamResponse:
+        """Throw into the wrapped generator; the telemetry ends if that ends the stream."""
+        try:
+            return await self._stream.athrow(*args)
+        except BaseException as exc:
+            self._finish(None if isinstance(exc, StopAsyncIteration) else exc)
+            raise
+
+    async def aclose(self) -> None:
+        """Close the wrapped generator and end the telemetry (the caller stopped reading)."""
+        try:
+            await self._stream.aclose()
+        finally:
+            self._finish(None)
+
+    def _finish(self, error: BaseException | None) -> None:
+        turn, self._turn = self._turn, None
+        if turn is not None:
+            turn.end(error=error)
+
+    def __del__(self) -> None:
+        # An abandoned stream (early break, then garbage) still ends its spans exactly once.
+        self._finish(None)
+
+
+def _server_attributes(client: BaseClient) -> dict[str, Any]:
+    attributes: dict[str, Any] = {}
+    card = getattr(client, "_card", None)
+    if card is not None and card.name:
+        attributes[conv.GEN_AI_AGENT_NAME] = bounded(card.name, NAME_MAX_LENGTH)[0]
+    transport = getattr(client, "_transport", None)
+    url = getattr(transport, "url", None) or getattr(getattr(transport, "_base", None), "url", None)
+    if not url and card is not None and card.supported_interfaces:
+        url = card.supported_interfaces[0].url
+    if isinstance(url, str) and url:
+        parts = urlsplit(url if "://" in url else f"//{url}")
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.hostname:
+            attributes[conv.SERVER_ADDRESS] = parts.hostname
+        if port is not None:
+            attributes[conv.SERVER_PORT] = port
+    return attributes
+
+
+def _is_streaming(client: BaseClient) -> bool:
+    config, card = getattr(client, "_config", None), getattr(client, "_card", None)
+    return bool(getattr(config, "streaming", True)) and bool(
+        card is None or card.capabilities.streaming
+    )
+
+
+def _traced_call(bridge: Bridge, method_name: Callable[[BaseClient], str]) -> Callable[..., Any]:
+    def wrapper(
+        wrapped: Callable[..., Any],
+        instance: BaseClient,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        if not bridge.observes(SIDE_CALLER):
+            return wrapped(*args, **with_trace_context(kwargs, None))
+        try:
+            method = method_name(instance)
+            attributes = {conv.A2A_METHOD_NAME: method, **_server_attributes(instance)}
+            turn = bridge.start_turn(
+                method,
+                kind=SpanKind.CLIENT,
+                observer=conv.OBSERVER_CALLER,
+                parent=None,
+                attributes=attributes,
+            )
+        except Exception:  # noqa: BLE001 - never let telemetry fail the call
+            warn_once("caller start")
+            return wrapped(*args, **kwargs)
+        try:
+            call_kwargs = with_trace_context(kwargs, trace.set_span_in_context(turn.span))
+            return TracedStream(wrapped(*args, **call_kwargs), turn)
+        except BaseException as exc:
+            turn.end(error=exc)
+            raise
+
+    return wrapper
+
+
+def _propagating(
+    wrapped: Callable[..., Any], instance: BaseClient, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    return wrapped(*args, **with_trace_context(kwargs, None))
+
+
+def instrument(bridge: Bridge) -> None:
+    """Patch ``BaseClient``'s streaming calls (spans) and task calls (trace context only)."""
+    send_name: Callable[[BaseClient], str] = lambda client: (  # noqa: E731
+        conv.METHOD_SEND_STREAMING if _is_streaming(client) else conv.METHOD_SEND
+    )
+    wrapt.wrap_function_wrapper(BaseClient, "send_message", _traced_call(bridge, send_name))
+    wrapt.wrap_function_wrapper(
+        BaseClient, "subscribe", _traced_call(bridge, lambda client: conv.METHOD_SUBSCRIBE)
+    )
+    for name in _PROPAGATION_ONLY:
+        wrapt.wrap_function_wrapper(BaseClient, name, _propagating)
+
+
+def uninstrument() -> None:
+    """Remove the patches."""
+    for name in ("send_message", "subscribe", *_PROPAGATION_ONLY):
+        unwrap(BaseClient, name)

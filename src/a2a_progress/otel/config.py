@@ -1,0 +1,105 @@
+"""Bridge settings: instrumentor arguments first, then environment variables, then defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from a2a_progress.envelope import HARD_LIMIT_BYTES
+from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
+
+ENV_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_CAPTURE_CONTENT"
+ENV_CONTENT_MAX_LENGTH: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_CONTENT_MAX_LENGTH"
+ENV_MAX_EVENTS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_MAX_EVENTS"
+ENV_SIDES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIDES"
+ENV_REDACT_PATTERNS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_PATTERNS"
+
+SIDE_CALLER: Final = "caller"
+SIDE_CALLEE: Final = "callee"
+_ALL_SIDES: Final = frozenset({SIDE_CALLER, SIDE_CALLEE})
+
+DEFAULT_CONTENT_MAX_LENGTH: Final = 4096
+DEFAULT_MAX_EVENTS: Final = 128
+# Identifiers and names from a peer (tool names, task ids, stream keys) are bounded tighter.
+NAME_MAX_LENGTH: Final = 256
+
+
+def _parse_bool(value: str) -> bool | None:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    return None
+
+
+def _parse_int(value: str) -> int | None:
+    try:
+        return int(value.strip())
+    except ValueError:
+        return None
+
+
+def _parse_sides(value: str) -> frozenset[str]:
+    words = {word.strip().lower() for word in value.replace(";", ",").split(",") if word.strip()}
+    if "both" in words or "all" in words:
+        return _ALL_SIDES
+    if "none" in words:
+        return frozenset()
+    return frozenset(words & _ALL_SIDES) or _ALL_SIDES
+
+
+@dataclass(frozen=True, slots=True)
+class BridgeConfig:
+    """What the bridge records.
+
+    ``content_max_length`` is in UTF-8 bytes per value, clamped to the 64 KiB hard limit;
+    ``max_events_per_span`` keeps the first half and the latest half of a span's events.
+    """
+
+    capture_content: bool = True
+    content_max_length: int = DEFAULT_CONTENT_MAX_LENGTH
+    max_events_per_span: int = DEFAULT_MAX_EVENTS
+    sides: frozenset[str] = _ALL_SIDES
+    redactor: Redactor = DEFAULT_REDACTOR
+
+    @classmethod
+    def resolve(
+        cls, kwargs: Mapping[str, Any], environ: Mapping[str, str] = os.environ
+    ) -> BridgeConfig:
+        """Settings from instrumentor keyword arguments, else the environment, else defaults.
+
+        Unparseable environment values fall back to the default rather than failing the agent.
+        """
+
+        def pick(name: str, env: str, parse: Any, default: Any) -> Any:
+            if kwargs.get(name) is not None:
+                return kwargs[name]
+            raw = environ.get(env)
+            parsed = None if raw is None else parse(raw)
+            return default if parsed is None else parsed
+
+        max_length = int(
+            pick(
+                "content_max_length", ENV_CONTENT_MAX_LENGTH, _parse_int, DEFAULT_CONTENT_MAX_LENGTH
+            )
+        )
+        max_events = int(
+            pick("max_events_per_span", ENV_MAX_EVENTS, _parse_int, DEFAULT_MAX_EVENTS)
+        )
+        sides = kwargs.get("sides")
+        redactor = kwargs.get("redactor")
+        if redactor is None:
+            patterns = [p for p in environ.get(ENV_REDACT_PATTERNS, "").split("\n") if p.strip()]
+            redactor = Redactor(patterns) if patterns else DEFAULT_REDACTOR
+        return cls(
+            capture_content=bool(pick("capture_content", ENV_CAPTURE_CONTENT, _parse_bool, True)),
+            content_max_length=max(16, min(max_length, HARD_LIMIT_BYTES)),
+            max_events_per_span=max(2, max_events),
+            sides=frozenset(sides)
+            if sides is not None
+            else _parse_sides(environ.get(ENV_SIDES, "both")),
+            redactor=redactor,
+        )
