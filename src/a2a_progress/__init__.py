@@ -1,5 +1,70 @@
-"""a2a-progress: structured progress envelopes for A2A agents."""
+"""a2a-progress: structured progress envelopes for A2A agents, and an OpenTelemetry bridge.
 
+Callee side: :class:`ProgressEmitter` puts one v1 envelope in each WORKING status update.
+Caller side: :func:`follow` (or :class:`ProgressAssembler`) turns any A2A event stream into
+ordered, de-duplicated :class:`ProgressUpdate` values and a final :class:`TurnOutcome`.
+Telemetry: :class:`a2a_progress.otel.A2AProgressInstrumentor` (imported on demand).
+"""
+
+from a2a_progress.carrier import TFRS_KEY, envelope_part, message_text, read_envelope
+from a2a_progress.consumer import (
+    CallRecord,
+    EndReason,
+    Outcome,
+    ProgressAssembler,
+    ProgressUpdate,
+    TurnOutcome,
+    follow,
+    poll_task,
+)
+from a2a_progress.envelope import (
+    HARD_LIMIT_BYTES,
+    SOFT_LIMIT_BYTES,
+    Envelope,
+    EnvelopeError,
+    Kind,
+    OversizeEnvelopeError,
+    RejectReason,
+    Rejected,
+    Status,
+    decode,
+    encode,
+    split_text,
+)
+from a2a_progress.producer import ProgressEmitter, ToolCall
+from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
+from a2a_progress.trajectory import TrajectoryAdapter
 from a2a_progress.version import __version__
 
-__all__ = ["__version__"]
+__all__ = [
+    "DEFAULT_REDACTOR",
+    "HARD_LIMIT_BYTES",
+    "SOFT_LIMIT_BYTES",
+    "TFRS_KEY",
+    "CallRecord",
+    "EndReason",
+    "Envelope",
+    "EnvelopeError",
+    "Kind",
+    "Outcome",
+    "OversizeEnvelopeError",
+    "ProgressAssembler",
+    "ProgressEmitter",
+    "ProgressUpdate",
+    "Redactor",
+    "RejectReason",
+    "Rejected",
+    "Status",
+    "ToolCall",
+    "TrajectoryAdapter",
+    "TurnOutcome",
+    "__version__",
+    "decode",
+    "encode",
+    "envelope_part",
+    "follow",
+    "message_text",
+    "poll_task",
+    "read_envelope",
+    "split_text",
+]
