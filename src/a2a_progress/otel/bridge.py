@@ -157,7 +157,11 @@ class Bridge:
     ) -> TurnTelemetry:
         """Start the call or execution span and the turn that owns it."""
         span = self.tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
-        return TurnTelemetry(self, observer, span)
+        turn = TurnTelemetry(self, observer, span)
+        # Ids known up front (the callee's request context) label tool spans from the start.
+        turn._task_id = attributes.get(conv.A2A_TASK_ID)
+        turn._context_id = attributes.get(conv.GEN_AI_CONVERSATION_ID)
+        return turn
 
 
 class TurnTelemetry:
@@ -243,7 +247,7 @@ class TurnTelemetry:
             if self._state is not None:
                 self._span.set_attribute(conv.A2A_TASK_STATE, TaskState.Name(self._state))
             if error is not None:
-                self._span.record_exception(error)
+                self._record_error(error)
                 self._span.set_status(Status(StatusCode.ERROR, type(error).__name__))
             elif self._state in _FAILED_STATES:
                 self._span.set_status(Status(StatusCode.ERROR, TaskState.Name(self._state)))
@@ -251,6 +255,15 @@ class TurnTelemetry:
             warn_once("end")
         finally:
             self._span.end()
+
+    def _record_error(self, error: BaseException) -> None:
+        # Not span.record_exception(): an agent's exception message may quote a credential, and
+        # a stack trace is unbounded. Type, plus the message redacted and bounded.
+        message = bounded(self._config.redactor.redact(str(error)), self._config.content_max_length)
+        self._span.add_event(
+            "exception",
+            {"exception.type": type(error).__qualname__, "exception.message": message[0]},
+        )
 
     # -- turn-level bookkeeping ----------------------------------------------------------------
 
