@@ -259,10 +259,10 @@ class TurnTelemetry:
     def _record_error(self, error: BaseException) -> None:
         # Not span.record_exception(): an agent's exception message may quote a credential, and
         # a stack trace is unbounded. Type, plus the message redacted and bounded.
-        message = bounded(self._config.redactor.redact(str(error)), self._config.content_max_length)
+        message, _, _ = self._safe_text(str(error))
         self._span.add_event(
             "exception",
-            {"exception.type": type(error).__qualname__, "exception.message": message[0]},
+            {"exception.type": type(error).__qualname__, "exception.message": message},
         )
 
     # -- turn-level bookkeeping ----------------------------------------------------------------
@@ -335,16 +335,23 @@ class TurnTelemetry:
         tool = self._tools.get(id(call)) if call is not None else None
         (tool.events if tool is not None else self._span_events).add(name, attributes)
 
-    def _content(self, attributes: dict[str, Any], text: str) -> None:
-        # Cut before redacting (bounds the regex work), then cut again: a mask can add bytes.
+    def _safe_text(self, text: str) -> tuple[str, bool, bool]:
+        """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
+
+        Cut before redacting (bounds the regex work), then again: a mask can add bytes.
+        """
         limit = self._config.content_max_length
         text, cut = bounded(text, limit + 1024)
         text, masked = self._config.redactor.redact_counted(text)
         text, cut_again = bounded(text, limit)
+        return text, cut or cut_again, masked > 0
+
+    def _content(self, attributes: dict[str, Any], text: str) -> None:
+        text, cut, masked = self._safe_text(text)
         if masked:
             self._metrics.count_envelope(conv.OUTCOME_REDACTED, self._observer)
         attributes[conv.CONTENT] = text
-        if cut or cut_again:
+        if cut:
             attributes[conv.CONTENT_TRUNCATED] = True
 
     # -- tool spans ----------------------------------------------------------------------------
