@@ -8,6 +8,7 @@ that says why, so a reader can always degrade to the text fallback (spec, "Wire 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -106,7 +107,8 @@ class Envelope:
     """One immutable v1 progress envelope.
 
     ``payload`` is a read-only mapping; unknown extra keys are kept (forward compatibility).
-    Construction validates the payload for the kind and raises :class:`EnvelopeError`.
+    Construction validates every field (and the payload for the kind) and raises
+    :class:`EnvelopeError`.
     """
 
     kind: Kind
@@ -119,9 +121,16 @@ class Envelope:
     def __post_init__(self) -> None:
         if not _is_int(self.seq):
             raise EnvelopeError("seq must be an int")
+        if not _is_int(self.v) or self.v != ENVELOPE_VERSION:
+            raise EnvelopeError(f"v must be {ENVELOPE_VERSION}, the only version written")
         if self.stream_key is not None and not isinstance(self.stream_key, str):
             raise EnvelopeError("stream_key must be a string")
-        kind, status = Kind(self.kind), Status(self.status)
+        try:
+            kind, status = Kind(self.kind), Status(self.status)
+        except ValueError as exc:
+            raise EnvelopeError(str(exc)) from None
+        if not isinstance(self.payload, Mapping):
+            raise EnvelopeError("payload must be a mapping")
         problem = _payload_problem(kind, self.payload)
         if problem:
             raise EnvelopeError(problem)
@@ -199,11 +208,15 @@ class Rejected:
 def encode(envelope: Envelope) -> str:
     """Encode as one compact JSON string (UTF-8, no ASCII escaping).
 
-    Raises :class:`OversizeEnvelopeError` when the result exceeds :data:`HARD_LIMIT_BYTES`.
+    Raises :class:`OversizeEnvelopeError` when the result exceeds :data:`HARD_LIMIT_BYTES`, and
+    :class:`EnvelopeError` when an extra payload value has no JSON form (NaN, a set, ...).
     """
-    text = json.dumps(
-        envelope.to_wire(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    )
+    try:
+        text = json.dumps(
+            envelope.to_wire(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        )
+    except (TypeError, ValueError) as exc:
+        raise EnvelopeError(f"payload is not JSON-serializable: {exc}") from None
     size = utf8_size(text)
     if size > HARD_LIMIT_BYTES:
         raise OversizeEnvelopeError(f"encoded envelope is {size} bytes (limit {HARD_LIMIT_BYTES})")
@@ -226,6 +239,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(literal: str) -> float:
+    # 1e999 is valid JSON grammar but parses to inf, which encode() can never write back.
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal} is out of the float range")
+    return value
+
+
 def decode(data: object) -> Envelope | Rejected:
     """Decode the value of ``metadata["tfrs"]``. Never raises.
 
@@ -239,7 +260,7 @@ def decode(data: object) -> Envelope | Rejected:
     ):
         return Rejected(RejectReason.OVERSIZE, f"envelope over {HARD_LIMIT_BYTES} bytes")
     try:
-        obj = json.loads(data, parse_constant=_reject_constant)
+        obj = json.loads(data, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError) as exc:
         return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
     if not isinstance(obj, dict):
