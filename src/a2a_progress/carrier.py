@@ -21,12 +21,18 @@ def envelope_part(envelope_json: str, fallback: str) -> Part:
     return Part(text=fallback, metadata={TFRS_KEY: envelope_json})
 
 
+def _has_envelope(part: Part) -> bool:
+    """Whether the Part carries ``metadata["tfrs"]`` at all (whatever its value, even null)."""
+    return part.HasField("metadata") and TFRS_KEY in part.metadata
+
+
 def raw_envelope(part: Part) -> object:
     """The value under ``metadata["tfrs"]`` (any JSON type), or :data:`None` when absent.
 
-    Tests for the key first: indexing a Struct with a missing key inserts it.
+    Tests for the key first: indexing a Struct with a missing key inserts it. A JSON null value
+    also gives None; readers decode that as a rejected (not a missing) envelope.
     """
-    if not part.HasField("metadata") or TFRS_KEY not in part.metadata:
+    if not _has_envelope(part):
         return None
     return part.metadata[TFRS_KEY]
 
@@ -42,9 +48,8 @@ def read_message(message: Message) -> Envelope | Rejected | None:
     At most one envelope per update (spec rule 1): later envelope-bearing Parts are ignored.
     """
     for part in message.parts:
-        value = raw_envelope(part)
-        if value is not None:
-            return decode(value)
+        if _has_envelope(part):
+            return decode(raw_envelope(part))
     return None
 
 
@@ -71,7 +76,6 @@ def read_envelope(
 ) -> Envelope | Rejected | None:
     """The envelope carried by any of the A2A shapes that can hold one, or None."""
     if isinstance(source, Part):
-        value = raw_envelope(source)
-        return None if value is None else decode(value)
+        return decode(raw_envelope(source)) if _has_envelope(source) else None
     message = source if isinstance(source, Message) else status_message(source)
     return None if message is None else read_message(message)
