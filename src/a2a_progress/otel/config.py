@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -15,6 +17,8 @@ ENV_CONTENT_MAX_LENGTH: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_CONTENT_MAX_L
 ENV_MAX_EVENTS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_MAX_EVENTS"
 ENV_SIDES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIDES"
 ENV_REDACT_PATTERNS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_PATTERNS"
+
+logger = logging.getLogger(__name__)
 
 SIDE_CALLER: Final = "caller"
 SIDE_CALLEE: Final = "callee"
@@ -49,6 +53,18 @@ def _parse_sides(value: str) -> frozenset[str]:
     if "none" in words:
         return frozenset()
     return frozenset(words & _ALL_SIDES) or _ALL_SIDES
+
+
+def _redactor_with(patterns: list[str]) -> Redactor:
+    if not patterns:
+        return DEFAULT_REDACTOR
+    try:
+        return Redactor(patterns)
+    except re.error:
+        logger.warning(
+            "%s has an invalid pattern; using the built-in patterns", ENV_REDACT_PATTERNS
+        )
+        return DEFAULT_REDACTOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +109,7 @@ class BridgeConfig:
         redactor = kwargs.get("redactor")
         if redactor is None:
             patterns = [p for p in environ.get(ENV_REDACT_PATTERNS, "").split("\n") if p.strip()]
-            redactor = Redactor(patterns) if patterns else DEFAULT_REDACTOR
+            redactor = _redactor_with(patterns)
         return cls(
             capture_content=bool(pick("capture_content", ENV_CAPTURE_CONTENT, _parse_bool, True)),
             content_max_length=max(16, min(max_length, HARD_LIMIT_BYTES)),
