@@ -18,7 +18,8 @@ or with no code change: ``opentelemetry-instrument python my_agent.py`` (entry p
 Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider``,
 ``capture_content``, ``content_max_length``, ``max_events_per_span``, ``sides``
 (``{"caller", "callee"}``) and ``redactor``; each setting falls back to its environment variable
-(see :mod:`a2a_progress.otel.config`).
+(see :mod:`a2a_progress.otel.config`). ``caller_tracer_provider`` / ``callee_tracer_provider``
+give one side its own provider, e.g. for two services (``service.name``) in one process.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from opentelemetry.instrumentation.instrumentor import (  # type: ignore[attr-de
     BaseInstrumentor,
 )
 from opentelemetry.metrics import get_meter
-from opentelemetry.trace import get_tracer
+from opentelemetry.trace import Tracer, TracerProvider, get_tracer
 
 from a2a_progress.otel import callee, caller
 from a2a_progress.otel.bridge import Bridge, end_live_turns
-from a2a_progress.otel.config import BridgeConfig
+from a2a_progress.otel.config import SIDE_CALLEE, SIDE_CALLER, BridgeConfig
 from a2a_progress.otel.conventions import SCHEMA_URL
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.package import _instruments
@@ -57,13 +58,24 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
 
     def _instrument(self, **kwargs: Any) -> None:
         global _shutdown_hook_registered  # noqa: PLW0603 - one process-wide exit hook
-        tracer = get_tracer(
-            __name__, __version__, kwargs.get("tracer_provider"), schema_url=SCHEMA_URL
-        )
+
+        def tracer(provider: TracerProvider | None) -> Tracer:
+            return get_tracer(__name__, __version__, provider, schema_url=SCHEMA_URL)
+
+        side_tracers = {
+            side: tracer(kwargs[f"{side}_tracer_provider"])
+            for side in (SIDE_CALLER, SIDE_CALLEE)
+            if kwargs.get(f"{side}_tracer_provider") is not None
+        }
         meter = get_meter(
             __name__, __version__, kwargs.get("meter_provider"), schema_url=SCHEMA_URL
         )
-        bridge = Bridge(tracer, BridgeMetrics(meter), BridgeConfig.resolve(kwargs))
+        bridge = Bridge(
+            tracer(kwargs.get("tracer_provider")),
+            BridgeMetrics(meter),
+            BridgeConfig.resolve(kwargs),
+            side_tracers,
+        )
         callee.instrument(bridge)
         caller.instrument(bridge)
         A2AProgressInstrumentor._bridge = bridge

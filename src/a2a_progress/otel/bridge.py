@@ -14,7 +14,7 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from a2a.types.a2a_pb2 import Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState
@@ -136,11 +136,23 @@ def end_live_turns() -> None:
 class Bridge:
     """The live instrumentation: tracer, metrics and settings, switchable off at runtime."""
 
-    def __init__(self, tracer: Tracer, metrics: BridgeMetrics, config: BridgeConfig) -> None:
+    def __init__(
+        self,
+        tracer: Tracer,
+        metrics: BridgeMetrics,
+        config: BridgeConfig,
+        side_tracers: Mapping[str, Tracer] | None = None,
+    ) -> None:
         self.tracer = tracer
+        # A side's own tracer (two services in one process, e.g. a demo); else ``tracer``.
+        self.side_tracers = dict(side_tracers or {})
         self.metrics = metrics
         self.config = config
         self.active = True
+
+    def tracer_for(self, side: str) -> Tracer:
+        """The tracer of ``side`` (``"caller"`` / ``"callee"``)."""
+        return self.side_tracers.get(side, self.tracer)
 
     def observes(self, side: str) -> bool:
         """Whether spans are made for ``side`` (``"caller"`` / ``"callee"``) right now."""
@@ -156,7 +168,9 @@ class Bridge:
         attributes: dict[str, Any],
     ) -> TurnTelemetry:
         """Start the call or execution span and the turn that owns it."""
-        span = self.tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
+        span = self.tracer_for(observer).start_span(
+            name, context=parent, kind=kind, attributes=attributes
+        )
         turn = TurnTelemetry(self, observer, span)
         # Ids known up front (the callee's request context) label tool spans from the start.
         turn._task_id = attributes.get(conv.A2A_TASK_ID)
@@ -174,7 +188,7 @@ class TurnTelemetry:
     """
 
     def __init__(self, bridge: Bridge, observer: str, span: Span) -> None:
-        self._tracer = bridge.tracer
+        self._tracer = bridge.tracer_for(observer)
         self._metrics = bridge.metrics
         self._config = bridge.config
         self._observer = observer
