@@ -295,13 +295,21 @@ Step = Callable[[AgentTurn], Awaitable[object]]
 
 def wire(
     kind: str,
-    seq: int,
+    seq: object,
     status: str = "running",
     stream_key: str | None = None,
+    *,
+    version: object = 1,
     **payload: Any,
 ) -> str:
     """A hand-built envelope JSON string (no validation: tests send what they like)."""
-    obj: dict[str, Any] = {"v": 1, "kind": kind, "seq": seq, "status": status, "payload": payload}
+    obj: dict[str, Any] = {
+        "v": version,
+        "kind": kind,
+        "seq": seq,
+        "status": status,
+        "payload": payload,
+    }
     if stream_key is not None:
         obj["streamKey"] = stream_key
     return json.dumps(obj)
