@@ -10,15 +10,44 @@ from typing import Final
 
 from a2a.types.a2a_pb2 import Message, Part, StreamResponse, Task, TaskStatusUpdateEvent
 
-from a2a_progress.envelope import Envelope, Rejected, decode
+from a2a_progress.envelope import (
+    HARD_LIMIT_BYTES,
+    Envelope,
+    OversizeEnvelopeError,
+    Rejected,
+    decode,
+    utf8_size,
+)
 
 TFRS_KEY: Final = "tfrs"
 """The fixed metadata key that carries the envelope (spec E1)."""
 
+# a2a-sdk 1.3's SSE client splits lines like str.splitlines(), so also at U+0085, U+2028 and
+# U+2029, which JSON leaves unescaped: one of them anywhere in a Part cuts the event in two and
+# kills the whole JSON-RPC or REST stream. Envelopes carry them as JSON escapes (the same string
+# once decoded); plain text gets a newline, which is what they mean.
+_LINE_BREAKS: Final = ("\x85", "\u2028", "\u2029")
+_JSON_ESCAPES: Final = str.maketrans({char: f"\\u{ord(char):04x}" for char in _LINE_BREAKS})
+_NEWLINES: Final = str.maketrans(dict.fromkeys(_LINE_BREAKS, "\n"))
+
+
+def text_part(text: str) -> Part:
+    """A plain text Part that every a2a-sdk transport delivers intact (see `_LINE_BREAKS`)."""
+    return Part(text=text.translate(_NEWLINES))
+
 
 def envelope_part(envelope_json: str, fallback: str) -> Part:
-    """The one Part of a working update: the text fallback beside the envelope (spec rule 2)."""
-    return Part(text=fallback, metadata={TFRS_KEY: envelope_json})
+    """The one Part of a working update: the text fallback beside the envelope (spec rule 2).
+
+    Raises :class:`OversizeEnvelopeError` when escaping line separators took the envelope over
+    :data:`HARD_LIMIT_BYTES`.
+    """
+    escaped = envelope_json.translate(_JSON_ESCAPES)
+    if len(escaped) != len(envelope_json) and utf8_size(escaped) > HARD_LIMIT_BYTES:
+        raise OversizeEnvelopeError(f"escaped envelope is over {HARD_LIMIT_BYTES} bytes")
+    part = text_part(fallback)
+    part.metadata[TFRS_KEY] = escaped
+    return part
 
 
 def _has_envelope(part: Part) -> bool:

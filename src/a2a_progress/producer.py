@@ -18,9 +18,9 @@ from typing import Any, Final
 
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import Message, Part, TaskState
+from a2a.types.a2a_pb2 import Message, TaskState
 
-from a2a_progress.carrier import envelope_part
+from a2a_progress.carrier import envelope_part, text_part
 from a2a_progress.envelope import (
     SOFT_LIMIT_BYTES,
     Envelope,
@@ -253,7 +253,7 @@ class ProgressEmitter:
     async def _finish(self, state: TaskState, reason: str, reply: Message | str | None) -> None:
         await self.abort_open_calls(reason)
         if isinstance(reply, str):
-            reply = self.updater.new_agent_message([Part(text=reply)])
+            reply = self.updater.new_agent_message([text_part(reply)])
         await self.updater.update_status(state, message=reply)
         self._forget()
 
@@ -331,7 +331,7 @@ class ProgressEmitter:
             try:
                 part = envelope_part(encode(envelope), fallback)
             except OversizeEnvelopeError:
-                part = Part(text=split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
+                part = text_part(split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
             await self.updater.update_status(
                 TaskState.TASK_STATE_WORKING, message=self.updater.new_agent_message([part])
             )
