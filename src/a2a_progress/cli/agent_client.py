@@ -1,0 +1,189 @@
+"""Reaching an A2A agent from the command line: its card, a client for it, and clear errors.
+
+Every way this can go wrong — nothing listening, a web server that is not an A2A agent, a card
+the SDK cannot use, an unknown task id, a dropped connection — becomes a one-line
+:class:`~a2a_progress.cli.errors.CliError` with its exit code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator, Mapping
+from typing import Final
+from urllib.parse import urlsplit
+
+import httpx
+from a2a.client import A2AClientError, A2AClientTimeoutError, Client
+from a2a.client.card_resolver import parse_agent_card
+from a2a.types.a2a_pb2 import AgentCard, AgentInterface
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
+from a2a.utils.errors import A2AError, TaskNotFoundError
+from google.protobuf.json_format import ParseError  # type: ignore[import-untyped]
+
+from a2a_progress.cli.errors import CliError, ExitCode
+from a2a_progress.serve import Transport, create_client
+
+BINDINGS: Final[Mapping[Transport, str]] = {
+    "jsonrpc": TransportProtocol.JSONRPC.value,
+    "rest": TransportProtocol.HTTP_JSON.value,
+    "grpc": TransportProtocol.GRPC.value,
+}
+_NAMES: Final = {binding: name for name, binding in BINDINGS.items()}
+
+
+def card_url(url: str) -> str:
+    """Where the agent card of ``url`` is: the URL itself when it names a ``.json`` file."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise CliError(f"{url!r} is not an http:// or https:// URL", ExitCode.USAGE)
+    if parts.path.endswith(".json"):
+        return url
+    return url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
+
+
+def _network_reason(error: BaseException) -> str:
+    if isinstance(error, httpx.TimeoutException):
+        return "timed out"
+    # "[Errno -2] Name or service not known" -> "name or service not known"
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", str(error)) or type(error).__name__
+    return text[0].lower() + text[1:]
+
+
+async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: float) -> AgentCard:
+    """The agent card served for ``url``.
+
+    Raises:
+        CliError: unreachable (7), not an A2A agent card (8), or a bad URL (2).
+    """
+    where = card_url(url)
+    async with httpx.AsyncClient(
+        timeout=timeout_seconds, headers=dict(headers), follow_redirects=True
+    ) as http:
+        try:
+            response = await http.get(where)
+        except httpx.RequestError as exc:
+            raise CliError(
+                f"cannot reach {url}: {_network_reason(exc)}", ExitCode.UNREACHABLE
+            ) from exc
+    not_an_agent = f"{url} does not serve an A2A agent: GET {where}"
+    if response.status_code in (401, 403):
+        raise CliError(
+            f"{not_an_agent} answered HTTP {response.status_code} (pass credentials with "
+            "--header, e.g. --header Authorization='Bearer ...')",
+            ExitCode.NOT_AN_AGENT,
+        )
+    if response.status_code != 200:
+        raise CliError(
+            f"{not_an_agent} answered HTTP {response.status_code}", ExitCode.NOT_AN_AGENT
+        )
+    try:
+        data = response.json()
+    except ValueError as exc:
+        kind = response.headers.get("content-type", "no content type").split(";")[0]
+        raise CliError(f"{not_an_agent} returned {kind}, not JSON", ExitCode.NOT_AN_AGENT) from exc
+    try:
+        card = parse_agent_card(data)
+    except (ParseError, TypeError, ValueError, AttributeError) as exc:
+        raise CliError(
+            f"{not_an_agent} returned JSON that is not an agent card", ExitCode.NOT_AN_AGENT
+        ) from exc
+    if not card.supported_interfaces:
+        # ParseDict ignores unknown fields: any JSON object parses, so check for substance.
+        raise CliError(
+            f"{not_an_agent} returned a card with no interfaces to call", ExitCode.NOT_AN_AGENT
+        )
+    return card
+
+
+def offered_transports(card: AgentCard) -> list[str]:
+    """The transports the card offers that this client speaks, in the card's order."""
+    names = (_NAMES.get(interface.protocol_binding) for interface in card.supported_interfaces)
+    return list(dict.fromkeys(name for name in names if name is not None))
+
+
+def only_transport(card: AgentCard, transport: Transport) -> AgentCard:
+    """A copy of ``card`` offering only ``transport`` (every protocol version of it)."""
+    binding = BINDINGS[transport]
+    chosen = [i for i in card.supported_interfaces if i.protocol_binding == binding]
+    if not chosen:
+        offered = ", ".join(offered_transports(card)) or "none this client speaks"
+        raise CliError(
+            f"{card.name or 'the agent'} does not offer {transport} (it offers: {offered})",
+            ExitCode.UNSUPPORTED,
+        )
+    copy = AgentCard()
+    copy.CopyFrom(card)
+    del copy.supported_interfaces[:]
+    copy.supported_interfaces.extend(chosen)
+    return copy
+
+
+def chosen_interface(card: AgentCard) -> tuple[str, AgentInterface] | None:
+    """The transport a client of ``card`` will use, and the interface it will call.
+
+    Mirrors the SDK's choice: the first interface with a known binding picks the transport, and
+    among that transport's interfaces protocol 1.0 wins over 0.3.
+    """
+    for interface in card.supported_interfaces:
+        name = _NAMES.get(interface.protocol_binding)
+        if name is None:
+            continue
+        same = [
+            i for i in card.supported_interfaces if i.protocol_binding == interface.protocol_binding
+        ]
+        return name, next((i for i in same if i.protocol_version.startswith("1.")), interface)
+    return None
+
+
+def describe_endpoint(card: AgentCard) -> str:
+    """E.g. ``jsonrpc 1.0 http://127.0.0.1:9999``: how a client of ``card`` will call it."""
+    chosen = chosen_interface(card)
+    if chosen is None:
+        return "no transport this client speaks"
+    name, interface = chosen
+    version = f" {interface.protocol_version}" if interface.protocol_version else ""
+    return f"{name}{version} {interface.url}"
+
+
+def open_client(
+    card: AgentCard,
+    *,
+    headers: Mapping[str, str],
+    timeout: float,
+    streaming: bool = True,
+    polling: bool = False,
+) -> Client:
+    """A client for ``card`` (close it); the card's interfaces pick the transport."""
+    try:
+        return create_client(
+            card, streaming=streaming, polling=polling, headers=headers, timeout=timeout
+        )
+    except ValueError as exc:
+        raise CliError(
+            f"{card.name or 'the agent'} offers no transport this client speaks "
+            "(jsonrpc, rest, grpc)",
+            ExitCode.UNSUPPORTED,
+        ) from exc
+
+
+@contextlib.contextmanager
+def agent_errors(url: str, *, task_id: str | None = None) -> Iterator[None]:
+    """Turn the SDK's errors during calls to the agent at ``url`` into :class:`CliError`."""
+    try:
+        yield
+    except TaskNotFoundError as exc:
+        raise CliError(f"no task {task_id!r} at {url}", ExitCode.UNSUPPORTED) from exc
+    except A2AClientTimeoutError as exc:
+        raise CliError(f"{url} did not answer in time", ExitCode.UNREACHABLE) from exc
+    except A2AClientError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, httpx.RequestError) or "UNAVAILABLE" in str(exc):
+            raise CliError(f"lost connection to {url}: {exc}", ExitCode.UNREACHABLE) from exc
+        raise CliError(f"{url}: {exc}", ExitCode.UNSUPPORTED) from exc
+    except A2AError as exc:
+        raise CliError(f"{url} refused: {exc}", ExitCode.UNSUPPORTED) from exc
+    except httpx.RequestError as exc:
+        raise CliError(
+            f"lost connection to {url}: {_network_reason(exc)}", ExitCode.UNREACHABLE
+        ) from exc

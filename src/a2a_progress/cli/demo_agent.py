@@ -1,0 +1,120 @@
+"""The demo callee: an SRE agent that investigates a failing deploy, narrating with envelopes.
+
+Its turn exercises every kind the protocol has: thinking, progress text, tool calls run one after
+another and two at once, one tool whose output streams line by line (``tool_output_append``,
+switched on here to show decision E3's future), one tool that fails and ends ``aborted``, a
+callee-side ``error`` block, and the final answer on the COMPLETED state. ``pace`` scales every
+pause (1.0 takes about seven seconds; 0 runs as fast as the wire allows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Final
+
+from a2a.helpers import new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types.a2a_pb2 import TaskState
+
+from a2a_progress.producer import ProgressEmitter
+
+AGENT_NAME: Final = "deploy-investigator"
+AGENT_DESCRIPTION: Final = (
+    "Demo SRE agent: investigates a failing deploy and streams its tool calls as progress "
+    "envelopes."
+)
+DEMO_QUESTION: Final = "The checkout-api deploy to production just failed. What went wrong?"
+
+_SMOKE_TEST_OUTPUT: Final = (
+    "$ pytest smoke/checkout -q --env=canary",
+    "smoke/checkout/test_health.py::test_liveness PASSED",
+    "smoke/checkout/test_health.py::test_readiness PASSED",
+    "smoke/checkout/test_cart.py::test_add_item PASSED",
+    "smoke/checkout/test_payment.py::test_authorize FAILED",
+    "E   psycopg.OperationalError: connection to payments-db:5433 refused",
+    "1 failed, 3 passed in 1.52s",
+)
+
+FINAL_ANSWER: Final = """\
+Root cause: deploy #4812 (checkout-api v2.14.0) changed PAYMENTS_DB_PORT from 5432 to 5433 in \
+config/prod.yaml. payments-db only listens on 5432, so every payment call from the canary is \
+refused and its readiness checks fail.
+Fix: revert the PAYMENTS_DB_PORT change (commit 9f3c2e1) and redeploy; the canary will pass.
+Note: the metrics backend timed out, so the error-rate graph was not checked."""
+
+
+class DemoAgentExecutor(AgentExecutor):
+    """Runs the scripted investigation for any message it is sent.
+
+    Args:
+        pace: multiplies every pause; lower is faster.
+    """
+
+    def __init__(self, pace: float = 1.0) -> None:
+        self._pace = max(0.0, pace)
+
+    async def _pause(self, seconds: float) -> None:
+        await asyncio.sleep(seconds * self._pace)
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Investigate, emitting progress, then complete with the diagnosis."""
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        if context.current_task is None:
+            history = [context.message] if context.message is not None else []
+            await event_queue.enqueue_event(
+                new_task(task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=history)
+            )
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        async with ProgressEmitter(updater, enable_output=True) as progress:
+            await self._investigate(progress)
+            await progress.complete(FINAL_ANSWER)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Abort the open tool calls, then CANCELED."""
+        emitter = ProgressEmitter.for_task(
+            event_queue, context.task_id or "", context.context_id or ""
+        )
+        await emitter.cancel("Investigation canceled by the caller.")
+
+    async def _investigate(self, progress: ProgressEmitter) -> None:
+        await progress.thinking(
+            "The checkout-api deploy failed; first find out at which stage it stopped.\n"
+            "Then read the logs and the error-rate metrics side by side."
+        )
+        await self._pause(0.8)
+        async with progress.tool_call("get_deploy_status", "call-1"):
+            await self._pause(0.7)
+        await progress.text(
+            "Deploy #4812 (checkout-api v2.14.0) stopped at the canary stage: "
+            "readiness checks failing on 3/3 pods."
+        )
+        await self._pause(0.4)
+        await asyncio.gather(self._search_logs(progress), self._query_metrics(progress))
+        await progress.error("query_metrics: metrics backend timed out; going on without it")
+        await self._pause(0.3)
+        await progress.thinking(
+            "The logs show 'connection refused' to payments-db right after the rollout.\n"
+            "Reproduce it with the smoke tests before blaming the database."
+        )
+        await self._pause(0.5)
+        async with progress.tool_call("run_smoke_tests", "call-4") as smoke:
+            for line in _SMOKE_TEST_OUTPUT:
+                await self._pause(0.35)
+                await smoke.output(line + "\n")
+        await progress.text("Only the payment path fails: comparing the deployed config.")
+        await self._pause(0.3)
+        async with progress.tool_call("diff_config", "call-5"):
+            await self._pause(0.6)
+        await progress.text("Root cause found; writing up the diagnosis.")
+        await self._pause(0.4)
+
+    async def _search_logs(self, progress: ProgressEmitter) -> None:
+        async with progress.tool_call("search_logs", "call-2"):
+            await self._pause(1.4)
+
+    async def _query_metrics(self, progress: ProgressEmitter) -> None:
+        call = await progress.tool_call("query_metrics", "call-3")
+        await self._pause(1.0)
+        await call.aborted("metrics backend timed out after 1.0s")

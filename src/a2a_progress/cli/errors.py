@@ -1,0 +1,79 @@
+"""Exit codes of the ``a2a-progress`` commands, and the one error type they report.
+
+Every failure a user can cause or meet (a bad URL, a server that is not an A2A agent, an unknown
+task id, a network error) becomes a :class:`CliError`: one line on stderr and a distinct exit code,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final
+
+from a2a.types.a2a_pb2 import TaskState
+
+
+class ExitCode(IntEnum):
+    """What a command's exit status means (listed in ``--help``)."""
+
+    COMPLETED = 0
+    FAILED = 1
+    USAGE = 2
+    CANCELED = 3
+    REJECTED = 4
+    NEEDS_INPUT = 5
+    INCOMPLETE = 6
+    UNREACHABLE = 7
+    NOT_AN_AGENT = 8
+    UNSUPPORTED = 9
+    INTERRUPTED = 130
+    BROKEN_PIPE = 141
+
+
+EXIT_CODES_HELP: Final = """\
+exit codes:
+  0    the task completed
+  1    the task failed
+  2    bad command-line arguments
+  3    the task was canceled
+  4    the agent rejected the task
+  5    the agent needs input or authorization to go on (input-required / auth-required)
+  6    the stream ended before the task did (no terminal state seen)
+  7    cannot reach the agent (connection refused, DNS, timeout, network error)
+  8    the URL does not serve an A2A agent card
+  9    the agent cannot do what was asked (no streaming, unknown task id, protocol error)
+  130  interrupted (Ctrl-C)
+  141  stdout was closed early (e.g. piped into head)"""
+
+_EXIT_BY_STATE: Final[dict[int, ExitCode]] = {
+    TaskState.TASK_STATE_COMPLETED: ExitCode.COMPLETED,
+    TaskState.TASK_STATE_FAILED: ExitCode.FAILED,
+    TaskState.TASK_STATE_CANCELED: ExitCode.CANCELED,
+    TaskState.TASK_STATE_REJECTED: ExitCode.REJECTED,
+    TaskState.TASK_STATE_INPUT_REQUIRED: ExitCode.NEEDS_INPUT,
+    TaskState.TASK_STATE_AUTH_REQUIRED: ExitCode.NEEDS_INPUT,
+}
+
+
+def exit_code_for_state(state: int) -> ExitCode:
+    """The exit code of a turn that ended in ``state`` (any other state: incomplete)."""
+    return _EXIT_BY_STATE.get(state, ExitCode.INCOMPLETE)
+
+
+def state_label(state: int) -> str:
+    """``TASK_STATE_INPUT_REQUIRED`` -> ``input_required``; unknown numbers -> ``unspecified``."""
+    try:
+        name = str(TaskState.Name(state))
+    except ValueError:
+        return "unspecified"
+    return name.removeprefix("TASK_STATE_").lower()
+
+
+class CliError(Exception):
+    """A failure to report as one line on stderr, with its exit code."""
+
+    def __init__(self, message: str, code: ExitCode) -> None:
+        # One line, whatever the underlying library put in its message.
+        self.message = " ".join(message.split())
+        self.code = code
+        super().__init__(self.message)

@@ -1,0 +1,140 @@
+"""Tracing for the demo's agents: a tracer provider of their own, or the one already installed.
+
+Under ``opentelemetry-instrument`` the distro has already installed an SDK tracer provider with
+exporters from ``OTEL_*`` variables, and loaded the a2a-progress instrumentor through its entry
+point: nothing is installed then (spans for the demo's own receiver are added to that provider).
+Otherwise the demo gets a provider of its own, exporting over OTLP to its receiver and, when
+``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, there too; it is not made the global provider (a2a-sdk's
+own spans use the global one and are noise here), it is handed to the instrumentor instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+from urllib.parse import urlsplit
+
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+    OTLPSpanExporter as HttpSpanExporter,
+)
+from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.trace import NoOpTracerProvider, Tracer
+
+from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.version import __version__
+
+ENV_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
+ENV_TRACES_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+ENV_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
+ENV_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+JAEGER_UI: Final = "http://localhost:16686"
+# Hosts and ports of the docker-compose stack's collector, seen from the host or from inside.
+_COMPOSE_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1", "otel-collector"})
+_COMPOSE_PORTS: Final = frozenset({4317, 4318})
+# Spans reach the receiver soon after they end, so the demo's trace is complete quickly.
+_SCHEDULE_DELAY_MS: Final = 200
+
+
+def env_endpoint(environ: Mapping[str, str] = os.environ) -> str | None:
+    """The OTLP traces endpoint the environment asks for, if any."""
+    return environ.get(ENV_TRACES_ENDPOINT) or environ.get(ENV_ENDPOINT) or None
+
+
+def env_protocol(environ: Mapping[str, str] = os.environ) -> str:
+    """The OTLP protocol the environment asks for (the SDK's default: ``http/protobuf``)."""
+    return environ.get(ENV_TRACES_PROTOCOL) or environ.get(ENV_PROTOCOL) or "http/protobuf"
+
+
+def jaeger_ui_for(endpoint: str | None) -> str | None:
+    """The Jaeger UI of the docker-compose stack when ``endpoint`` looks like its collector."""
+    if not endpoint:
+        return None
+    parts = urlsplit(endpoint if "://" in endpoint else f"//{endpoint}")
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return JAEGER_UI if parts.hostname in _COMPOSE_HOSTS and port in _COMPOSE_PORTS else None
+
+
+def _env_exporter() -> SpanExporter:
+    if env_protocol() == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+            OTLPSpanExporter as GrpcSpanExporter,
+        )
+
+        return GrpcSpanExporter()
+    return HttpSpanExporter()
+
+
+def _processor(exporter: SpanExporter) -> BatchSpanProcessor:
+    return BatchSpanProcessor(exporter, schedule_delay_millis=_SCHEDULE_DELAY_MS)
+
+
+@dataclass
+class Telemetry:
+    """Where this process's spans go.
+
+    ``provider`` is None when nothing records spans. ``owned`` says the provider is this
+    process's own (it was handed to the instrumentor, and :meth:`close` shuts both down).
+    ``exports_to`` names the destinations besides the demo's receiver.
+    """
+
+    provider: TracerProvider | None
+    owned: bool
+    exports_to: list[str] = field(default_factory=list)
+
+    def tracer(self, name: str) -> Tracer:
+        """A tracer of this process's provider (a no-op one when nothing records spans)."""
+        provider = self.provider or NoOpTracerProvider()
+        return provider.get_tracer(name, __version__)
+
+    def flush(self, timeout_millis: int = 5000) -> None:
+        """Export every span ended so far."""
+        if self.provider is not None:
+            self.provider.force_flush(timeout_millis)
+
+    def close(self) -> None:
+        """Flush; if the provider is this process's own, uninstrument and shut it down."""
+        self.flush()
+        if self.owned and self.provider is not None:
+            A2AProgressInstrumentor().uninstrument()
+            self.provider.shutdown()
+
+
+def installed_sdk_provider() -> TracerProvider | None:
+    """The global tracer provider when it is an SDK one (``opentelemetry-instrument`` ran)."""
+    provider = trace.get_tracer_provider()
+    return provider if isinstance(provider, TracerProvider) else None
+
+
+def start_telemetry(service_name: str, receiver_url: str | None = None) -> Telemetry:
+    """Trace this process's A2A calls and executions.
+
+    Args:
+        service_name: ``service.name`` of a provider created here.
+        receiver_url: an OTLP/HTTP traces URL (``.../v1/traces``) that gets every span too.
+    """
+    installed = installed_sdk_provider()
+    endpoint = env_endpoint()
+    if installed is not None:
+        if receiver_url is not None:
+            installed.add_span_processor(_processor(HttpSpanExporter(endpoint=receiver_url)))
+        return Telemetry(installed, owned=False, exports_to=[endpoint] if endpoint else [])
+    exporters: list[SpanExporter] = []
+    if receiver_url is not None:
+        exporters.append(HttpSpanExporter(endpoint=receiver_url))
+    if endpoint is not None:
+        exporters.append(_env_exporter())
+    if not exporters:
+        return Telemetry(None, owned=False)
+    provider = TracerProvider(resource=Resource.create({SERVICE_NAME: service_name}))
+    for exporter in exporters:
+        provider.add_span_processor(_processor(exporter))
+    A2AProgressInstrumentor().instrument(tracer_provider=provider)
+    return Telemetry(provider, owned=True, exports_to=[endpoint] if endpoint else [])

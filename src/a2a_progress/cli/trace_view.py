@@ -1,0 +1,167 @@
+"""A trace as a waterfall: the received spans of every agent, as one tree with duration bars.
+
+One row per span: the span name indented under its parent, the service that emitted it, a bar
+placed on the trace's timeline, its duration, its status and how many events it carries. Spans
+whose parent was not received are shown as roots, so a partial trace still renders.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
+from rich.text import Text
+
+_SERVICE_STYLES: Final = ("cyan", "magenta", "green", "yellow", "blue")
+_MIN_BAR: Final = 10
+
+
+class SpanLike(Protocol):
+    """What the waterfall reads of a received span."""
+
+    @property
+    def service_name(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def trace_id(self) -> str: ...
+    @property
+    def span_id(self) -> str: ...
+    @property
+    def parent_span_id(self) -> str | None: ...
+    @property
+    def start_time_unix_nano(self) -> int: ...
+    @property
+    def end_time_unix_nano(self) -> int: ...
+    @property
+    def status_code(self) -> str: ...
+    @property
+    def status_message(self) -> str: ...
+    @property
+    def events(self) -> Sequence[object]: ...
+
+
+@dataclass(frozen=True)
+class _Row:
+    span: SpanLike
+    prefix: str
+
+
+def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
+    """Depth first, children by start time; spans with an unknown parent are roots."""
+    ids = {span.span_id for span in spans}
+    children: dict[str | None, list[SpanLike]] = defaultdict(list)
+    for span in spans:
+        parent = span.parent_span_id if span.parent_span_id in ids else None
+        children[parent].append(span)
+    for siblings in children.values():
+        siblings.sort(key=lambda span: (span.start_time_unix_nano, span.name))
+
+    def walk(parent: str | None, lead: str, is_root: bool) -> Iterator[_Row]:
+        kids = children.get(parent, [])
+        for index, span in enumerate(kids):
+            last = index == len(kids) - 1
+            branch = "" if is_root else ("└─ " if last else "├─ ")
+            yield _Row(span, lead + branch)
+            deeper = lead if is_root else lead + ("   " if last else "│  ")
+            yield from walk(span.span_id, deeper, False)
+
+    yield from walk(None, "", True)
+
+
+def _duration(nanos: int) -> str:
+    millis = nanos / 1e6
+    return f"{millis:.1f}ms" if millis < 1000 else f"{millis / 1000:.2f}s"
+
+
+def _bar(start: int, end: int, origin: int, total: int, width: int) -> str:
+    left = round((start - origin) / total * width)
+    length = max(1, round((end - start) / total * width))
+    left = min(left, width - 1)
+    length = min(length, width - left)
+    return " " * left + "█" * length + " " * (width - left - length)
+
+
+class Waterfall:
+    """The renderable waterfall of the spans of one trace."""
+
+    def __init__(self, spans: Iterable[SpanLike]) -> None:
+        self.spans = list(spans)
+
+    def services(self) -> list[str]:
+        """Service names in the order their first span started."""
+        ordered = sorted(self.spans, key=lambda span: span.start_time_unix_nano)
+        return list(dict.fromkeys(span.service_name for span in ordered))
+
+    def title(self) -> Text:
+        """``trace <id> · N spans · services ... · total``."""
+        if not self.spans:
+            return Text("no spans received", style="yellow")
+        origin = min(span.start_time_unix_nano for span in self.spans)
+        total = max(span.end_time_unix_nano for span in self.spans) - origin
+        trace_ids = sorted({span.trace_id for span in self.spans})
+        return Text.assemble(
+            ("trace ", "bold"),
+            (", ".join(trace_ids), "bold"),
+            f"  ·  {len(self.spans)} spans  ·  {', '.join(self.services())}  ·  ",
+            _duration(total),
+        )
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.title()
+        if not self.spans:
+            return
+        styles = {
+            service: _SERVICE_STYLES[index % len(_SERVICE_STYLES)]
+            for index, service in enumerate(self.services())
+        }
+        rows = list(_rows(self.spans))
+        origin = min(span.start_time_unix_nano for span in self.spans)
+        total = max(1, max(span.end_time_unix_nano for span in self.spans) - origin)
+        cells = [
+            (
+                Text.assemble((row.prefix, "dim"), row.span.name),
+                Text(row.span.service_name, style=styles[row.span.service_name]),
+                _duration(row.span.end_time_unix_nano - row.span.start_time_unix_nano),
+                _status(row.span),
+                str(len(row.span.events)) if row.span.events else "",
+            )
+            for row in rows
+        ]
+        # Every column but the timeline is as wide as its content; the bar takes the rest
+        # (each column is padded by one on both sides, minus the table's outer edges).
+        fixed = sum(
+            max(len(header), *(len(cell[column]) for cell in cells))
+            for column, header in enumerate(("span", "service", "duration", "status", "events"))
+        )
+        width = max(_MIN_BAR, options.max_width - fixed - 2 * 6 + 2)
+        table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1))
+        table.add_column("span", no_wrap=True)
+        table.add_column("service", no_wrap=True)
+        table.add_column("timeline", no_wrap=True, width=width)
+        table.add_column("duration", justify="right", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        table.add_column("events", justify="right", no_wrap=True)
+        for row, (name, service, took, status, events) in zip(rows, cells, strict=True):
+            span = row.span
+            bar = _bar(span.start_time_unix_nano, span.end_time_unix_nano, origin, total, width)
+            table.add_row(name, service, Text(bar, style=service.style), took, status, events)
+        yield table
+        for row in rows:
+            span = row.span
+            if span.status_code == "ERROR" and span.status_message:
+                yield Text.assemble(
+                    ("✗ ", "bold red"),
+                    (f"{span.name} ({span.service_name}): ", "red"),
+                    span.status_message,
+                )
+
+
+def _status(span: SpanLike) -> Text:
+    if span.status_code == "ERROR":
+        return Text("ERROR", style="bold red")
+    return Text("ok", style="green")

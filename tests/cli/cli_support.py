@@ -1,0 +1,234 @@
+"""Helpers of the CLI tests: run ``a2a-progress`` for real, and small agents for it to watch.
+
+``main()`` runs its own event loop (``asyncio.run``), so async tests run it in a worker thread
+while their own loop serves the agents; stdout and stderr are captured thread-safely, and a test
+can wait for a line to appear before it moves the agent on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Final
+
+import pytest
+from a2a.helpers import new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import AgentCard, Part, TaskState
+
+from a2a_progress.cli import main
+from a2a_progress.cli.watch import user_message
+from a2a_progress.producer import ProgressEmitter
+from a2a_progress.serve import create_client
+
+ANSI: Final = re.compile(r"\x1b\[")
+
+
+class Capture:
+    """A text stream the CLI writes to from its thread while the test reads it."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._changed = threading.Condition()
+
+    def write(self, text: str) -> int:
+        with self._changed:
+            self._parts.append(text)
+            self._changed.notify_all()
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError("not a real file")
+
+    @property
+    def text(self) -> str:
+        with self._changed:
+            return "".join(self._parts)
+
+    def wait_for(self, needle: str, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: needle in "".join(self._parts), timeout)
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """How a command ended and what it printed."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json_lines(self) -> list[dict[str, Any]]:
+        """Every stdout line, parsed (each must be one JSON object)."""
+        return [json.loads(line) for line in self.stdout.splitlines()]
+
+    def progress(self) -> list[dict[str, Any]]:
+        return [obj for obj in self.json_lines() if obj["type"] == "progress"]
+
+    def assert_one_line_error(self, code: int, *fragments: str) -> None:
+        """Exit ``code``; stderr is exactly one line with every fragment and no traceback."""
+        assert self.code == code, (self.code, self.stderr)
+        lines = self.stderr.splitlines()
+        assert len(lines) == 1, self.stderr
+        assert lines[0].startswith("a2a-progress")
+        assert "Traceback" not in self.stderr + self.stdout
+        for fragment in fragments:
+            assert fragment in lines[0], (fragment, lines[0])
+
+
+class RunningCli:
+    """One ``a2a-progress`` command running in a worker thread."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+        self.stdout, self.stderr = Capture(), Capture()
+        monkeypatch.setattr(sys, "stdout", self.stdout)
+        monkeypatch.setattr(sys, "stderr", self.stderr)
+        self._task = asyncio.ensure_future(asyncio.to_thread(main, args))
+
+    async def wait_for_stdout(self, needle: str) -> None:
+        """Wait until stdout contains ``needle`` (fails the test after 30 seconds)."""
+        found = await asyncio.to_thread(self.stdout.wait_for, needle, 30.0)
+        assert found, f"{needle!r} not printed; stdout: {self.stdout.text!r}"
+
+    async def result(self) -> CliResult:
+        code = await self._task
+        return CliResult(code, self.stdout.text, self.stderr.text)
+
+
+async def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> CliResult:
+    """Run ``a2a-progress ARGS`` to the end."""
+    return await RunningCli(monkeypatch, list(args)).result()
+
+
+async def start_task(card: AgentCard, text: str = "go") -> str:
+    """Send ``text`` without waiting for the turn (``return_immediately``); the task's id."""
+    async with create_client(card, streaming=False, polling=True) as client:
+        async for response in client.send_message(user_message(text)):
+            return str(response.task.id)
+    raise AssertionError("the agent returned no task")
+
+
+async def _open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpdater:
+    assert context.task_id is not None
+    assert context.context_id is not None
+    assert context.message is not None
+    await event_queue.enqueue_event(
+        new_task(
+            context.task_id,
+            context.context_id,
+            TaskState.TASK_STATE_SUBMITTED,
+            history=[context.message],
+        )
+    )
+    return TaskUpdater(event_queue, context.task_id, context.context_id)
+
+
+class PlainTextAgent(AgentExecutor):
+    """A pre-upgrade agent: plain-text working updates, no envelopes."""
+
+    UPDATES: Final = ("reading the runbook", "restarting the pods")
+    REPLY: Final = "all pods are healthy again"
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await _open_task(context, event_queue)
+        for text in self.UPDATES:
+            await updater.update_status(
+                TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([Part(text=text)])
+            )
+        await updater.complete(updater.new_agent_message([Part(text=self.REPLY)]))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+class EndsInAgent(AgentExecutor):
+    """Thinks, runs one tool, then ends the task in ``state`` with :data:`REASON`."""
+
+    REASON: Final = "the database is read-only"
+
+    def __init__(self, state: int) -> None:
+        self.state = state
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await _open_task(context, event_queue)
+        progress = ProgressEmitter(updater)
+        await progress.thinking("trying the migration")
+        async with progress.tool_call("migrate", "call-1"):
+            pass
+        await updater.update_status(
+            TaskState.ValueType(self.state),
+            message=updater.new_agent_message([Part(text=self.REASON)]),
+        )
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+class RaisingAgent(AgentExecutor):
+    """Starts a tool call, then its executor raises: the stream breaks, the task is FAILED."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await _open_task(context, event_queue)
+        progress = ProgressEmitter(updater)
+        await progress.tool_call("flaky_tool", "call-1")
+        raise RuntimeError("the agent crashed")
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+class GatedAgent(AgentExecutor):
+    """Reports :data:`BEFORE`, waits for :attr:`release`, reports :data:`AFTER`, completes."""
+
+    BEFORE: Final = "before the gate"
+    AFTER: Final = "after the gate"
+    REPLY: Final = "gated answer"
+
+    def __init__(self) -> None:
+        self.reached = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await _open_task(context, event_queue)
+        progress = ProgressEmitter(updater)
+        await progress.text(self.BEFORE)
+        self.reached.set()
+        await self.release.wait()
+        async with progress.tool_call("after_gate", "call-1"):
+            await progress.text(self.AFTER)
+        await progress.complete(self.REPLY)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+class HangingToolAgent(AgentExecutor):
+    """Starts ``long_job`` and waits forever inside it; ``cancel()`` aborts it, then CANCELED."""
+
+    def __init__(self) -> None:
+        self.running = asyncio.Event()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await _open_task(context, event_queue)
+        async with ProgressEmitter(updater) as progress:
+            await progress.tool_call("long_job", "call-1")
+            self.running.set()
+            await asyncio.Event().wait()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None
+        assert context.context_id is not None
+        emitter = ProgressEmitter.for_task(event_queue, context.task_id, context.context_id)
+        await emitter.cancel("stopped by the test")
