@@ -33,7 +33,7 @@ from a2a_progress.consumer import (
     TurnOutcome,
     outcome_of_rejection,
 )
-from a2a_progress.envelope import Kind, truncate_utf8
+from a2a_progress.envelope import HARD_LIMIT_BYTES, Kind, truncate_utf8, utf8_size
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
@@ -41,6 +41,8 @@ from a2a_progress.otel.metrics import BridgeMetrics
 logger = logging.getLogger(__name__)
 
 _TRUNCATION_MARKER: Final = "...truncated"
+# Bytes dropped before a cut made ahead of redaction (see TurnTelemetry._safe_text).
+_CUT_SLACK: Final = 1024
 
 _EVENT_NAMES: Final = {
     Kind.THINKING: conv.EVENT_THINKING,
@@ -352,13 +354,19 @@ class TurnTelemetry:
     def _safe_text(self, text: str) -> tuple[str, bool, bool]:
         """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
 
-        Cut before redacting (bounds the regex work), then again: a mask can add bytes.
+        Text that fits in an envelope is redacted whole, then cut (after: a mask can add bytes).
+        Longer text (a plain update has no bound) is cut first to bound the regex work; that cut
+        can split a credential so its pattern no longer matches, and masks before it can pull
+        the piece under ``limit``: the last ``_CUT_SLACK`` bytes before the cut are dropped.
         """
         limit = self._config.content_max_length
-        text, cut = bounded(text, limit + 1024)
+        text, cut = bounded(text, HARD_LIMIT_BYTES)
         text, masked = self._config.redactor.redact_counted(text)
-        text, cut_again = bounded(text, limit)
-        return text, cut or cut_again, masked > 0
+        if cut:
+            keep = min(limit, utf8_size(text) - _CUT_SLACK) - len(_TRUNCATION_MARKER)
+            return truncate_utf8(text, max(0, keep)) + _TRUNCATION_MARKER, True, masked > 0
+        text, cut = bounded(text, limit)
+        return text, cut, masked > 0
 
     def _content(self, attributes: dict[str, Any], text: str) -> None:
         text, cut, masked = self._safe_text(text)
