@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -557,7 +557,7 @@ async def follow(
     events: AsyncIterable[StreamResponse | Task],
     *,
     assembler: ProgressAssembler | None = None,
-) -> AsyncIterator[Update]:
+) -> AsyncGenerator[Update, None]:
     """Yield progress and the outcome of a client call, for any event source.
 
     ``events`` is ``client.send_message(...)``, ``client.subscribe(...)`` or
@@ -594,7 +594,7 @@ async def poll_task(
     *,
     interval: float = 1.0,
     history_length: int | None = None,
-) -> AsyncIterator[Task]:
+) -> AsyncGenerator[Task, None]:
     """Yield ``GetTask`` snapshots every ``interval`` seconds until the turn ends.
 
     The coarse replay channel of spec E6: progress comes from ``Task.history``, truncated by
