@@ -1,0 +1,108 @@
+"""A callee with a known turn (a tool that finishes, a tool that is aborted), and its caller side.
+
+Used in-process by the OTLP export tests and, under ``opentelemetry-instrument``, by the zero-code
+callee script, so every scenario checks the same spans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from typing import Final
+
+from a2a.helpers import new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, StreamResponse, TaskState
+
+from a2a_progress.carrier import read_envelope
+from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.producer import ProgressEmitter
+from a2a_progress.serve import create_client
+
+THINKING: Final = "looking things up"
+SEARCH_OUTPUT: Final = "3 results"
+ABORT_REASON: Final = "upstream timed out"
+REPLY: Final = "found it"
+HOLD: Final = "hold"
+"""A message with this text makes the turn stop inside the ``fetch`` tool until cancelled."""
+
+# (kind, status, tool) of every envelope of the turn, in order.
+EXPECTED_ENVELOPES: Final = [
+    ("thinking", "running", None),
+    ("tool_call", "running", "search"),
+    ("text", "running", None),
+    ("tool_call", "done", "search"),
+    ("tool_call", "running", "fetch"),
+    ("tool_call", "aborted", "fetch"),
+]
+
+
+class ToolAgent(AgentExecutor):
+    """Thinks, runs ``search`` (done, with a text event inside), then ``fetch`` (aborted), replies.
+
+    Given :data:`HOLD` it stays inside ``fetch`` instead, until the task is cancelled.
+    """
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None
+        assert context.context_id is not None
+        assert context.message is not None
+        await event_queue.enqueue_event(
+            new_task(
+                context.task_id,
+                context.context_id,
+                TaskState.TASK_STATE_SUBMITTED,
+                history=[context.message],
+            )
+        )
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        async with ProgressEmitter(updater) as progress:
+            await progress.thinking(THINKING)
+            async with progress.tool_call("search", "call-search"):
+                await progress.text(SEARCH_OUTPUT)
+            fetch = await progress.tool_call("fetch", "call-fetch")
+            if context.get_user_input() == HOLD:
+                await asyncio.Event().wait()
+            await fetch.aborted(ABORT_REASON)
+            await progress.complete(REPLY)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None
+        assert context.context_id is not None
+        await ProgressEmitter.for_task(event_queue, context.task_id, context.context_id).cancel()
+
+
+def user_message(text: str = "find it") -> SendMessageRequest:
+    return SendMessageRequest(
+        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
+    )
+
+
+async def run_turn(card: AgentCard, text: str = "find it") -> list[StreamResponse]:
+    """Stream one message to the agent ``card`` describes; every event the caller received."""
+    async with create_client(card) as client:
+        return [event async for event in client.send_message(user_message(text))]
+
+
+def envelopes(events: Sequence[StreamResponse]) -> list[Envelope]:
+    """The progress envelopes the caller received, in order."""
+    return [e for e in map(read_envelope, events) if isinstance(e, Envelope)]
+
+
+def summary(events: Sequence[StreamResponse]) -> list[tuple[str, str, str | None]]:
+    """``(kind, status, tool)`` of each envelope received; compare with EXPECTED_ENVELOPES."""
+    return [
+        (e.kind.value, e.status.value, e.payload["tool"] if e.kind is Kind.TOOL_CALL else None)
+        for e in envelopes(events)
+    ]
+
+
+def final_state(events: Sequence[StreamResponse]) -> int:
+    """The task state the last event reports."""
+    last = events[-1]
+    if last.HasField("status_update"):
+        return last.status_update.status.state
+    return last.task.status.state

@@ -1,0 +1,180 @@
+"""The SDK's real OTLP exporters, and a caller and a callee exporting as two services through them.
+
+The bridge is instrumented with one ``TracerProvider`` per side (``caller_tracer_provider`` /
+``callee_tracer_provider``), each with its own ``service.name``, ``BatchSpanProcessor`` and
+exporter, so one process shows two services the way two agents in two processes would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
+    OTLPMetricExporter as GrpcMetricExporter,
+)
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+    OTLPSpanExporter as GrpcSpanExporter,
+)
+from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
+    OTLPMetricExporter as HttpMetricExporter,
+)
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+    OTLPSpanExporter as HttpSpanExporter,
+)
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import MetricExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+
+from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from support import agents
+
+Protocol = Literal["grpc", "http/protobuf"]
+PROTOCOLS: Final[tuple[Protocol, ...]] = ("grpc", "http/protobuf")
+
+CALLER_SERVICE: Final = "caller-agent"
+CALLEE_SERVICE: Final = "callee-agent"
+BRIDGE_SCOPE: Final = "a2a_progress.otel"
+"""The instrumentation scope of every span the bridge makes."""
+BATCH_DELAY_MILLIS: Final = 50
+
+
+def endpoint(receiver: OtlpReceiver, protocol: Protocol) -> str:
+    """Where an exporter of ``protocol`` reaches ``receiver``."""
+    if protocol == "grpc":
+        assert receiver.grpc_endpoint is not None
+        return receiver.grpc_endpoint
+    return receiver.http_endpoint
+
+
+def span_exporter(protocol: Protocol, target: str, *, timeout: float = 10.0) -> SpanExporter:
+    """A real OTLP span exporter: ``target`` is ``host:port`` (gRPC) or a base URL (HTTP)."""
+    if protocol == "grpc":
+        return GrpcSpanExporter(endpoint=target, insecure=True, timeout=timeout)
+    return HttpSpanExporter(endpoint=f"{target}/v1/traces", timeout=timeout)
+
+
+def metric_exporter(protocol: Protocol, target: str) -> MetricExporter:
+    """A real OTLP metric exporter (see :func:`span_exporter`)."""
+    if protocol == "grpc":
+        return GrpcMetricExporter(endpoint=target, insecure=True)
+    return HttpMetricExporter(endpoint=f"{target}/v1/metrics")
+
+
+def tracer_provider(service: str, exporter: SpanExporter) -> TracerProvider:
+    """A provider for ``service`` batching into ``exporter`` (no exit hook: tests shut it down)."""
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": service}), shutdown_on_exit=False
+    )
+    provider.add_span_processor(
+        BatchSpanProcessor(exporter, schedule_delay_millis=BATCH_DELAY_MILLIS)
+    )
+    return provider
+
+
+@dataclass(frozen=True)
+class TwoServices:
+    caller: TracerProvider
+    callee: TracerProvider
+
+
+@contextlib.contextmanager
+def instrumented_services(
+    caller_exporter: SpanExporter,
+    callee_exporter: SpanExporter,
+    meter_provider: MeterProvider | None = None,
+) -> Iterator[TwoServices]:
+    """The bridge instrumented on a caller and a callee provider; uninstrumented and shut down
+    (flushing what is batched) on exit."""
+    services = TwoServices(
+        caller=tracer_provider(CALLER_SERVICE, caller_exporter),
+        callee=tracer_provider(CALLEE_SERVICE, callee_exporter),
+    )
+    instrumentor = A2AProgressInstrumentor()
+    instrumentor.instrument(
+        caller_tracer_provider=services.caller,
+        callee_tracer_provider=services.callee,
+        meter_provider=meter_provider,
+    )
+    try:
+        yield services
+    finally:
+        instrumentor.uninstrument()
+        services.caller.shutdown()
+        services.callee.shutdown()
+
+
+def bridge_spans(spans: list[ReceivedSpan]) -> list[ReceivedSpan]:
+    """The spans the bridge made (not a2a-sdk's own, nor anyone else's)."""
+    return [span for span in spans if span.scope_name == BRIDGE_SCOPE]
+
+
+def _sides(
+    spans: list[ReceivedSpan], caller_service: str, callee_service: str
+) -> dict[str, list[ReceivedSpan]]:
+    ours = bridge_spans(spans)
+    return {
+        "caller": [s for s in ours if s.service_name == caller_service],
+        "callee": [s for s in ours if s.service_name == callee_service],
+    }
+
+
+def has_turn_trace(
+    spans: list[ReceivedSpan],
+    caller_service: str = CALLER_SERVICE,
+    callee_service: str = CALLEE_SERVICE,
+) -> bool:
+    """Whether both sides' turn span and both tool spans of a ToolAgent turn have arrived."""
+    return all(len(found) >= 3 for found in _sides(spans, caller_service, callee_service).values())
+
+
+def assert_turn_trace(
+    spans: list[ReceivedSpan],
+    caller_service: str = CALLER_SERVICE,
+    callee_service: str = CALLEE_SERVICE,
+) -> None:
+    """One ToolAgent turn as both observers exported it: one trace from the caller's CLIENT span
+    through the callee's SERVER span down to each side's ``execute_tool`` spans."""
+    sides = _sides(spans, caller_service, callee_service)
+    turns: dict[str, ReceivedSpan] = {}
+    for observer, kind in (("caller", "CLIENT"), ("callee", "SERVER")):
+        [turn] = [s for s in sides[observer] if s.kind == kind]
+        assert turn.name == "SendStreamingMessage"
+        assert turn.attributes["a2a.task.state"] == "TASK_STATE_COMPLETED"
+        assert turn.status_code == "UNSET"
+        # Thinking and text carry no stream key: they are the turn's events, not a tool's.
+        assert [(e.name, e.attributes["a2a.progress.content"]) for e in turn.events] == [
+            ("a2a.progress.thinking", agents.THINKING),
+            ("a2a.progress.text", agents.SEARCH_OUTPUT),
+        ]
+        tools = {
+            s.attributes["gen_ai.tool.name"]: s
+            for s in sides[observer]
+            if s.name.startswith("execute_tool ")
+        }
+        assert sorted(tools) == ["fetch", "search"]
+        search, fetch = tools["search"], tools["fetch"]
+        for tool in (search, fetch):
+            assert tool.name == f"execute_tool {tool.attributes['gen_ai.tool.name']}"
+            assert tool.kind == "INTERNAL"
+            assert tool.parent_span_id == turn.span_id
+            assert tool.attributes["a2a.progress.observer"] == observer
+            assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
+        assert search.events == fetch.events == ()
+        assert search.attributes["gen_ai.tool.call.id"] == "call-search"
+        assert search.attributes["a2a.progress.end_reason"] == "done"
+        assert search.status_code == "UNSET"
+        assert fetch.attributes["gen_ai.tool.call.id"] == "call-fetch"
+        assert fetch.attributes["a2a.progress.end_reason"] == "aborted"
+        assert (fetch.status_code, fetch.status_message) == ("ERROR", agents.ABORT_REASON)
+        assert fetch.start_time_unix_nano >= search.end_time_unix_nano
+        turns[observer] = turn
+    caller, callee = turns["caller"], turns["callee"]
+    assert caller.parent_span_id is None
+    assert callee.parent_span_id == caller.span_id
+    assert {s.trace_id for s in sides["caller"] + sides["callee"]} == {caller.trace_id}

@@ -1,0 +1,200 @@
+"""Zero-code instrumentation: agents with no telemetry code, run under ``opentelemetry-instrument``.
+
+A plain a2a-sdk callee (``support/zero_code_callee.py``, using ``ProgressEmitter``) and a plain
+a2a-sdk caller (``support/zero_code_caller.py``, no a2a-progress import at all) run as
+subprocesses under ``opentelemetry-instrument`` with the OTLP/HTTP exporter configured only by
+environment variables. The ``a2a_progress`` entry point alone turns their calls into one trace of
+two services; switched off, it leaves no span behind; and a caller that exits mid-stream still
+exports its open spans, ended with reason ``shutdown``.
+"""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Final
+
+import pytest
+from a2a.types import StreamResponse, TaskState
+from google.protobuf import json_format
+
+from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from support import agents
+from support.otlp import assert_turn_trace, bridge_spans, has_turn_trace
+
+TESTS: Final = Path(__file__).parent
+BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opentelemetry-instrument
+CALLER: Final = "zero-code-caller"
+CALLEE: Final = "zero-code-callee"
+DISABLED: Final = {"OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "a2a_progress"}
+PROCESS_TIMEOUT: Final = 60
+
+
+def otel_environment(receiver: OtlpReceiver, service: str, **overrides: str) -> dict[str, str]:
+    """This process's environment without its ``OTEL_*`` settings, plus the zero-code ones."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    environment.update(
+        OTEL_SERVICE_NAME=service,
+        OTEL_TRACES_EXPORTER="otlp",
+        OTEL_METRICS_EXPORTER="otlp",
+        OTEL_LOGS_EXPORTER="none",
+        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
+        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
+        OTEL_BSP_SCHEDULE_DELAY="100",
+        PYTHONPATH=str(TESTS),
+    )
+    environment.update(overrides)
+    return environment
+
+
+def instrumented(module: str, *args: str) -> list[str]:
+    return [str(BIN / "opentelemetry-instrument"), sys.executable, "-m", module, *args]
+
+
+@dataclass
+class Callee:
+    url: str
+    process: subprocess.Popen[str]
+
+    def stop(self) -> None:
+        """Stop it as Ctrl+C would, so its exit hooks flush its telemetry."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            self.process.wait(PROCESS_TIMEOUT)
+
+
+@contextlib.contextmanager
+def running_callee(receiver: OtlpReceiver, log: Path, **overrides: str) -> Iterator[Callee]:
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            instrumented("support.zero_code_callee"),
+            env=otel_environment(receiver, CALLEE, **overrides),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=TESTS,
+        )
+        callee = Callee("", process)
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith("PORT "), f"callee did not start:\n{log.read_text()}"
+            callee.url = f"http://127.0.0.1:{int(line.split()[1])}"
+            yield callee
+        finally:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                callee.stop()
+            process.kill()
+            process.wait()
+
+
+def run_caller(
+    receiver: OtlpReceiver, url: str, *args: str, service: str = CALLER, **overrides: str
+) -> list[StreamResponse]:
+    """Run the caller to its exit (which flushes its telemetry); the events it printed."""
+    done = subprocess.run(
+        instrumented("support.zero_code_caller", url, *args),
+        env=otel_environment(receiver, service, **overrides),
+        capture_output=True,
+        text=True,
+        cwd=TESTS,
+        timeout=PROCESS_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json_format.Parse(line, StreamResponse()) for line in done.stdout.splitlines()]
+
+
+def caller_turn(receiver: OtlpReceiver, service: str) -> ReceivedSpan:
+    [turn] = [
+        span
+        for span in bridge_spans(receiver.spans())
+        if span.service_name == service and span.kind == "CLIENT"
+    ]
+    return turn
+
+
+def of_trace(spans: list[ReceivedSpan], trace_id: str) -> list[ReceivedSpan]:
+    return [span for span in spans if span.trace_id == trace_id]
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[OtlpReceiver]:
+    with OtlpReceiver(grpc_port=None) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def callee(receiver: OtlpReceiver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callee]:
+    """One instrumented callee for the module; each test's spans are told apart by trace id."""
+    with running_callee(receiver, tmp_path_factory.mktemp("callee") / "stderr.log") as running:
+        yield running
+
+
+def test_entry_point_is_registered() -> None:
+    [entry_point] = [
+        ep for ep in entry_points(group="opentelemetry_instrumentor") if ep.name == "a2a_progress"
+    ]
+    assert entry_point.load() is A2AProgressInstrumentor
+
+
+def test_one_trace_of_two_services_without_code(receiver: OtlpReceiver, callee: Callee) -> None:
+    events = run_caller(receiver, callee.url, "find it")
+
+    assert agents.summary(events) == agents.EXPECTED_ENVELOPES
+    assert agents.final_state(events) == TaskState.TASK_STATE_COMPLETED
+    # The caller exported at exit; the callee's batch follows within its schedule delay.
+    trace_id = caller_turn(receiver, CALLER).trace_id
+    spans = receiver.wait_for_spans(
+        lambda spans: has_turn_trace(of_trace(spans, trace_id), CALLER, CALLEE)
+    )
+    assert_turn_trace(of_trace(spans, trace_id), CALLER, CALLEE)
+    # The caller's metrics went out at its exit too.
+    points = receiver.metric_points()
+    for tool, end_reason in (("search", "done"), ("fetch", "aborted")):
+        attributes = {
+            "gen_ai.tool.name": tool,
+            "a2a.progress.observer": "caller",
+            "a2a.progress.end_reason": end_reason,
+        }
+        assert ("gen_ai.execute_tool.duration", attributes, 1) in points
+
+
+def test_spans_open_at_exit_end_with_shutdown(receiver: OtlpReceiver, callee: Callee) -> None:
+    # The caller's stream is still open (the callee holds inside "fetch") when it exits.
+    events = run_caller(
+        receiver, callee.url, agents.HOLD, "--exit-mid-stream", service=f"{CALLER}-exit"
+    )
+
+    assert agents.summary(events) == agents.EXPECTED_ENVELOPES[:5]
+    turn = caller_turn(receiver, f"{CALLER}-exit")
+    tools = {
+        span.attributes["gen_ai.tool.name"]: span
+        for span in bridge_spans(of_trace(receiver.spans(), turn.trace_id))
+        if span.service_name == f"{CALLER}-exit" and span.parent_span_id == turn.span_id
+    }
+    assert turn.attributes["a2a.task.state"] == "TASK_STATE_WORKING"
+    assert tools["search"].attributes["a2a.progress.end_reason"] == "done"
+    assert tools["fetch"].attributes["a2a.progress.end_reason"] == "shutdown"
+    assert tools["fetch"].end_time_unix_nano <= turn.end_time_unix_nano
+
+
+def test_disabled_instrumentation_makes_no_spans(tmp_path: Path) -> None:
+    with OtlpReceiver(grpc_port=None) as receiver:
+        with running_callee(receiver, tmp_path / "callee.log", **DISABLED) as disabled_callee:
+            events = run_caller(receiver, disabled_callee.url, "find it", **DISABLED)
+            disabled_callee.stop()
+        spans = receiver.spans()
+        points = receiver.metric_points()
+
+    assert agents.summary(events) == agents.EXPECTED_ENVELOPES
+    # Both processes did export (a2a-sdk's own spans), just none of the bridge's.
+    assert {span.service_name for span in spans} == {CALLER, CALLEE}
+    assert bridge_spans(spans) == []
+    assert not [name for name, _, _ in points if name.startswith(("gen_ai.", "a2a.progress."))]
