@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a.client import Client
+from a2a.client import Client, ClientCallContext
 from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -480,8 +480,15 @@ async def call(
         return await drain(client, request)
 
 
-async def drain(client: Client, request: SendMessageRequest | None = None) -> list[StreamResponse]:
-    return [event async for event in client.send_message(request or user_message())]
+async def drain(
+    client: Client,
+    request: SendMessageRequest | None = None,
+    *,
+    context: ClientCallContext | None = None,
+) -> list[StreamResponse]:
+    """One send_message call on ``client``, read to its end."""
+    stream = client.send_message(request or user_message(), context=context)
+    return [event async for event in stream]
 
 
 def envelope_of(event: StreamResponse) -> Envelope | None:
