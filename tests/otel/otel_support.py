@@ -450,10 +450,13 @@ def _inbound_headers(context: RequestContext) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def serving(
-    steps: Sequence[Step], *, agent: ScriptedAgent | None = None, **emitter_options: Any
+    script: Sequence[Step] | ScriptedAgent, **emitter_options: Any
 ) -> AsyncIterator[ServedAgent]:
-    """Serve a :class:`ScriptedAgent` running ``steps`` (or ``agent``) on loopback."""
-    async with serve_agent(agent or ScriptedAgent(steps, **emitter_options)) as served:
+    """Serve a :class:`ScriptedAgent` (or one running the steps ``script``) on loopback."""
+    agent = (
+        script if isinstance(script, ScriptedAgent) else ScriptedAgent(script, **emitter_options)
+    )
+    async with serve_agent(agent) as served:
         yield served
 
 

@@ -44,7 +44,7 @@ async def test_one_trace_from_caller_to_callee_tools(
     telemetry: Telemetry, transport: Transport, v0_3: bool
 ) -> None:
     agent = ScriptedAgent(STEPS)
-    async with serving(STEPS, agent=agent) as served:
+    async with serving(agent) as served:
         await call(served.card_for(transport, v0_3=v0_3))
     caller, callee = telemetry.turn_span(CALLER), telemetry.turn_span(CALLEE)
     [headers] = agent.headers
@@ -85,7 +85,7 @@ async def test_a_malformed_traceparent_starts_a_new_trace(
     # The caller's own service parameters win over the injected ones: this sends ``bad``.
     context = ClientCallContext(service_parameters={"traceparent": bad})
     async with (
-        serving(STEPS, agent=agent) as served,
+        serving(agent) as served,
         create_client(served.card_for(transport)) as client,
     ):
         await drain(client, context=context)
@@ -106,7 +106,7 @@ async def test_the_callers_call_context_is_kept_and_not_changed(
     context = ClientCallContext(service_parameters={"x-tenant": "acme"}, state={"mine": 1})
     parameters = context.service_parameters
     async with (
-        serving(STEPS, agent=agent) as served,
+        serving(agent) as served,
         create_client(served.card_for(transport)) as client,
     ):
         await drain(client, context=context)
@@ -125,7 +125,7 @@ async def test_suppressed_instrumentation_makes_no_caller_spans_and_sends_no_con
     telemetry: Telemetry,
 ) -> None:
     agent = ScriptedAgent(STEPS)
-    async with serving(STEPS, agent=agent) as served:
+    async with serving(agent) as served:
         with suppress_instrumentation():
             events = await call(served.card_for("jsonrpc"))
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
