@@ -20,10 +20,22 @@ from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import AgentCard, Part, TaskState
+from a2a.types import (
+    AgentCard,
+    Message,
+    Part,
+    Role,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
 
+from a2a_progress.carrier import envelope_part
 from a2a_progress.cli import main
+from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.watch import user_message
+from a2a_progress.consumer import ProgressAssembler, TurnOutcome
+from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.producer import ProgressEmitter
 from a2a_progress.serve import create_client
 
@@ -232,3 +244,92 @@ class HangingToolAgent(AgentExecutor):
         assert context.context_id is not None
         emitter = ProgressEmitter.for_task(event_queue, context.task_id, context.context_id)
         await emitter.cancel("stopped by the test")
+
+
+class FakeClock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ScriptedTurn:
+    """Feeds a live view the consumer's updates for a scripted turn, at scripted times."""
+
+    TASK_ID: Final = "task-1"
+
+    def __init__(self, view: LiveView, clock: FakeClock) -> None:
+        self._assembler = ProgressAssembler()
+        self._view = view
+        self._clock = clock
+        self._seq = 0
+        self._messages = 0
+
+    def _feed(self, state: int, parts: list[Part]) -> None:
+        self._messages += 1
+        message = Message(message_id=f"m-{self._messages}", role=Role.ROLE_AGENT, parts=parts)
+        event = TaskStatusUpdateEvent(
+            task_id=self.TASK_ID,
+            context_id="context-1",
+            status=TaskStatus(state=TaskState.ValueType(state), message=message),
+        )
+        for update in self._assembler.feed(event):
+            self._view.update(update)
+
+    def envelope(
+        self,
+        kind: Kind,
+        payload: dict[str, str],
+        status: Status = Status.RUNNING,
+        stream_key: str | None = None,
+        *,
+        after: float = 0.0,
+    ) -> None:
+        """Advance the clock by ``after`` seconds, then deliver the next envelope."""
+        self._clock.now += after
+        self._seq += 1
+        envelope = Envelope(kind, self._seq, payload, status, stream_key)
+        self._feed(TaskState.TASK_STATE_WORKING, [envelope_part(encode(envelope), "fallback")])
+
+    def plain(self, text: str) -> None:
+        """A working update with no envelope."""
+        self._feed(TaskState.TASK_STATE_WORKING, [Part(text=text)])
+
+    def end(self, state: int, reply: str, *, after: float = 0.0) -> None:
+        self._clock.now += after
+        self._feed(state, [Part(text=reply)])
+
+    def close_stream(self) -> list[TurnOutcome]:
+        """The stream ended with no terminal state."""
+        return self._assembler.close()
+
+    def run_until_smoke_tests(self) -> None:
+        """Thinking, a finished call, an aborted call, an error, and a call still streaming."""
+        self.envelope(Kind.THINKING, {"text": "Find the failing stage.\nThen read the logs."})
+        call_1 = {"tool": "get_deploy_status", "tool_call_id": "call-1"}
+        self.envelope(Kind.TOOL_CALL, call_1, stream_key="call-1", after=0.1)
+        self.envelope(Kind.TOOL_CALL, call_1, Status.DONE, "call-1", after=0.5)
+        call_3 = {"tool": "query_metrics", "tool_call_id": "call-3"}
+        self.envelope(Kind.TOOL_CALL, call_3, stream_key="call-3")
+        self.envelope(
+            Kind.TOOL_CALL,
+            {**call_3, "reason": "backend timed out"},
+            Status.ABORTED,
+            "call-3",
+            after=1.0,
+        )
+        self.envelope(Kind.ERROR, {"message": "metrics unavailable"})
+        self.plain("legacy status line")
+        call_4 = {"tool": "run_smoke_tests", "tool_call_id": "call-4"}
+        self.envelope(Kind.TOOL_CALL, call_4, stream_key="call-4")
+        for line in ("one", "two", "three", "four", "five"):
+            self.envelope(
+                Kind.TOOL_OUTPUT_APPEND,
+                {**call_4, "chunk": f"{line}\n"},
+                stream_key="call-4",
+                after=0.25,
+            )
+        self.envelope(Kind.TEXT, {"text": "Comparing configs."}, after=0.25)

@@ -1,0 +1,108 @@
+"""``a2a-progress demo`` with no terminal: plain lines, then the trace of both agents.
+
+The demo is run for real (its callee is a child process; both agents export over OTLP/HTTP), and
+its spans are checked in the OTLP JSON file it writes. ``OTEL_EXPORTER_OTLP_ENDPOINT`` points at a
+second receiver, which must get the spans of both processes too.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import ANSI
+
+from a2a_progress.cli import main
+from a2a_progress.cli.demo_agent import FINAL_ANSWER
+from a2a_progress.otel import conventions as conv
+from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+
+TOOLS = ["get_deploy_status", "search_logs", "query_metrics", "run_smoke_tests", "diff_config"]
+STATUS_ERROR = 2  # OTLP/JSON writes enums as integers
+
+
+def spans_in(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span of an OTLP/JSON document, with its ``service`` and flattened attributes."""
+    found = []
+    for resource_spans in document["resourceSpans"]:
+        resource = {a["key"]: a["value"] for a in resource_spans["resource"]["attributes"]}
+        for scope_spans in resource_spans["scopeSpans"]:
+            for span in scope_spans["spans"]:
+                attributes = {
+                    a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
+                }
+                found.append(
+                    {
+                        **span,
+                        "service": resource["service.name"]["stringValue"],
+                        "attrs": attributes,
+                    }
+                )
+    return found
+
+
+@pytest.fixture
+def collector(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A second receiver, named by OTEL_EXPORTER_OTLP_ENDPOINT (as a collector would be)."""
+    for name in ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"):
+        monkeypatch.delenv(name, raising=False)
+    with OtlpReceiver(grpc_port=None) as receiver:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.http_endpoint)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+        yield receiver
+
+
+def test_demo_shows_the_turn_and_traces_both_agents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], collector: OtlpReceiver
+) -> None:
+    trace_file = tmp_path / "trace.json"
+    code = main(["demo", "--pace", "0", "--trace-file", str(trace_file)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert err == ""
+    assert not ANSI.search(out)
+
+    lines = out.splitlines()
+    for tool_call in ("get_deploy_status [call-1]", "search_logs [call-2]", "diff_config [call-5]"):
+        assert f"tool started: {tool_call}" in lines
+        assert any(line.startswith(f"tool done: {tool_call} ") for line in lines)
+    assert any(
+        line.startswith("tool aborted: query_metrics [call-3] ")
+        and line.endswith(": metrics backend timed out after 1.0s")
+        for line in lines
+    )
+    assert "output run_smoke_tests: smoke/checkout/test_payment.py::test_authorize FAILED" in lines
+    answer = lines.index("answer:")
+    assert lines[answer + 1 : answer + 4] == [f"  {line}" for line in FINAL_ANSWER.splitlines()]
+    assert f"Wrote 13 spans as OTLP JSON to {trace_file}" in lines
+    assert f"Also exported to {collector.http_endpoint}" in lines
+
+    spans = spans_in(json.loads(trace_file.read_text()))
+    assert len(spans) == 13
+    assert len({span["traceId"] for span in spans}) == 1, "both agents share one trace"
+    by_id = {span["spanId"]: span for span in spans}
+    [root] = [span for span in spans if "parentSpanId" not in span]
+    assert (root["name"], root["service"]) == ("a2a-progress demo", "demo-caller")
+    [server] = [span for span in spans if span["service"] == "demo-callee" and span["kind"] == 2]
+    assert by_id[server["parentSpanId"]]["service"] == "demo-caller"
+
+    tool_spans = [span for span in spans if span["name"].startswith("execute_tool ")]
+    for service, observer in (("demo-caller", "caller"), ("demo-callee", "callee")):
+        mine = [span for span in tool_spans if span["service"] == service]
+        assert sorted(span["attrs"][conv.GEN_AI_TOOL_NAME] for span in mine) == sorted(TOOLS)
+        assert {span["attrs"][conv.OBSERVER] for span in mine} == {observer}
+        failed = {
+            span["attrs"][conv.GEN_AI_TOOL_NAME]
+            for span in mine
+            if span.get("status", {}).get("code") == STATUS_ERROR
+        }
+        assert failed == {"query_metrics"}
+        [smoke] = [span for span in mine if span["name"] == "execute_tool run_smoke_tests"]
+        outputs = [event for event in smoke["events"] if event["name"] == conv.EVENT_OUTPUT]
+        assert len(outputs) == 7
+
+    def both_services(received: list[ReceivedSpan]) -> bool:
+        return {span.service_name for span in received} == {"demo-caller", "demo-callee"}
+
+    exported = collector.wait_for_spans(both_services, timeout=10)
+    assert {span.trace_id for span in exported} == {spans[0]["traceId"]}

@@ -1,0 +1,45 @@
+"""Arguments: one-line usage errors (exit 2), and help that documents the exit codes."""
+
+import pytest
+
+from a2a_progress.cli import main
+from a2a_progress.cli.errors import ExitCode
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["demo", "--every", "5"], "demo: error: --every needs --remote"),
+        (["demo", "--remote", "http://x", "--every", "0"], "must be greater than 0"),
+        (["watch", "http://x"], "watch: error: MESSAGE is required"),
+        (["watch", "http://x", "hi", "--subscribe", "t"], "give MESSAGE or a TASK_ID"),
+        (["watch", "http://x", "--subscribe", "t", "--poll", "t"], "not allowed with"),
+        (["watch", "http://x", "hi", "--transport", "smtp"], "invalid choice"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
+def test_usage_errors_are_one_line(
+    argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == ExitCode.USAGE
+    out, err = capsys.readouterr()
+    assert out == ""
+    [line] = err.splitlines()
+    assert fragment in line
+    assert line.endswith("(see --help)")
+
+
+@pytest.mark.parametrize("command", ["watch", "demo"])
+def test_help_documents_every_exit_code(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    for code in ExitCode:
+        assert f"\n  {int(code):<4} " in out, code
+
+
+def test_non_http_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["watch", "localhost:9999", "hi"]) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        "a2a-progress: 'localhost:9999' is not an http:// or https:// URL\n"
+    )
