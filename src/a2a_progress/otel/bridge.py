@@ -255,10 +255,6 @@ class TurnTelemetry:
         try:
             for outcome in self._assembler.close(reason):
                 self._close_calls(outcome.closed, failed=error is not None)
-            for tool in list(self._tools.values()):  # defensive: none should be left
-                tool.events.flush()
-                tool.events.span.end()
-            self._tools.clear()
             self._span_events.flush()
             if self._state is not None:
                 self._span.set_attribute(conv.A2A_TASK_STATE, TaskState.Name(self._state))
@@ -270,6 +266,10 @@ class TurnTelemetry:
         except Exception:  # noqa: BLE001
             warn_once("end")
         finally:
+            # Tool spans still open (none, unless closing them failed above) end before the turn.
+            for tool in self._tools.values():
+                tool.events.span.end()
+            self._tools.clear()
             self._span.end()
 
     def _record_error(self, error: BaseException) -> None:
