@@ -34,7 +34,7 @@ from a2a.types import (
 )
 from opentelemetry.context import Context
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, Metric
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -166,16 +166,24 @@ class Telemetry:
 
     # -- metrics -------------------------------------------------------------------------------
 
+    def metrics(self, name: str) -> list[Metric]:
+        """The metric ``name`` as collected now (cumulative), once per scope."""
+        data = self.reader.get_metrics_data()
+        return [
+            metric
+            for resource in (data.resource_metrics if data is not None else ())
+            for scope in resource.scope_metrics
+            for metric in scope.metrics
+            if metric.name == name
+        ]
+
     def points(self, name: str) -> list[tuple[dict[str, Any], Any]]:
         """``(attributes, data point)`` of the metric ``name`` (cumulative)."""
-        data = self.reader.get_metrics_data()
-        found: list[tuple[dict[str, Any], Any]] = []
-        for resource in data.resource_metrics if data is not None else ():
-            for scope in resource.scope_metrics:
-                for metric in scope.metrics:
-                    if metric.name == name:
-                        found += [(dict(p.attributes or {}), p) for p in metric.data.data_points]
-        return found
+        return [
+            (dict(point.attributes or {}), point)
+            for metric in self.metrics(name)
+            for point in metric.data.data_points
+        ]
 
     def counts(self, name: str, key: str, observer: str) -> dict[str, int]:
         """A counter's values by attribute ``key``, for one observer."""

@@ -1,0 +1,97 @@
+"""Operator metrics: the tool-duration histogram and the envelope counters by outcome and kind,
+on both sides, read with an InMemoryMetricReader."""
+
+from opentelemetry.metrics import NoOpMeterProvider
+from otel_support import (
+    Telemetry,
+    abort,
+    call,
+    complete,
+    done,
+    env,
+    raw,
+    serving,
+    start,
+    wire,
+)
+
+from a2a_progress.envelope import HARD_LIMIT_BYTES
+from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.otel import conventions as conv
+
+SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
+
+
+async def test_tool_duration_histogram(telemetry: Telemetry) -> None:
+    steps = [
+        start("search", "s"),
+        done("s"),
+        start("fetch", "f"),
+        abort("f", "gone"),
+        start("shell", "x"),  # still open at the terminal state
+        complete(),
+    ]
+    async with serving(steps) as served:
+        await call(served.card_for("grpc"))
+    [metric] = telemetry.metrics(conv.METRIC_TOOL_DURATION)
+    assert metric.unit == "s"
+    recorded = {
+        (a[conv.GEN_AI_TOOL_NAME], a[conv.OBSERVER], a[conv.END_REASON]): point
+        for a, point in telemetry.points(conv.METRIC_TOOL_DURATION)
+    }
+    assert set(recorded) == {
+        (tool, observer, reason)
+        for observer in SIDES
+        for tool, reason in (("search", "done"), ("fetch", "aborted"), ("shell", "turn_completed"))
+    }
+    for attributes, point in telemetry.points(conv.METRIC_TOOL_DURATION):
+        assert set(attributes) == {conv.GEN_AI_TOOL_NAME, conv.OBSERVER, conv.END_REASON}
+        assert point.count == 1
+        assert point.sum >= 0
+
+
+async def test_envelope_counters_by_outcome_and_kind(telemetry: Telemetry) -> None:
+    steps = [
+        env("thinking", 1, text="a"),
+        env("tool_call", 2, stream_key="k", tool="search"),
+        env("tool_call", 3, "done", stream_key="k", tool="search"),
+        env("thinking", 1, text="a"),  # duplicate
+        env("text", 4, text="password=hunter2hunter2"),  # accepted, and its content redacted
+        env("tool_output_append", 5, stream_key="k", tool="search", chunk="more"),
+        env("thinking", 5000, text="jump"),
+        env("thinking", 6, text="too far behind to tell from a duplicate"),  # stale
+        raw(None, "plain text"),  # degraded
+        raw("{broken", "broken"),  # invalid
+        raw(wire("thinking", 7, version=2, text="future"), "future"),  # unknown version
+        raw("x" * (HARD_LIMIT_BYTES + 1), "huge"),  # oversize
+        complete(),
+    ]
+    async with serving(steps) as served:
+        await call(served.card_for("jsonrpc"))
+    for observer in SIDES:
+        assert telemetry.counts(conv.METRIC_ENVELOPES, conv.OUTCOME, observer) == {
+            "accepted": 6,
+            "duplicate": 2,
+            "degraded": 1,
+            "invalid": 1,
+            "unknown_version": 1,
+            "oversize": 1,
+            "redacted": 1,
+        }
+        assert telemetry.counts(conv.METRIC_ENVELOPE_KINDS, conv.KIND, observer) == {
+            "thinking": 2,
+            "tool_call": 2,
+            "text": 1,
+            "tool_output_append": 1,
+        }
+
+
+async def test_without_a_meter_provider_spans_still_work(telemetry: Telemetry) -> None:
+    telemetry.uninstrument()
+    A2AProgressInstrumentor().instrument(
+        tracer_provider=telemetry.tracer_provider, meter_provider=NoOpMeterProvider()
+    )
+    async with serving([start("search", "s"), done("s"), complete()]) as served:
+        await call(served.card_for("rest"))
+    assert len(telemetry.tool_spans()) == 2
+    assert telemetry.metrics(conv.METRIC_TOOL_DURATION) == []
