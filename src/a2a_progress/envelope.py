@@ -7,6 +7,7 @@ that says why, so a reader can always degrade to the text fallback (spec, "Wire 
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 from collections.abc import Mapping
@@ -302,7 +303,10 @@ def from_wire(obj: Mapping[str, Any]) -> Envelope | Rejected:
 def truncate_utf8(text: str, limit: int) -> str:
     """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, never cutting a character."""
     data = text.encode("utf-8", "surrogatepass")[:limit]
-    return data.decode("utf-8", "ignore")
+    # Not decode(errors="ignore"): that also drops lone surrogates (text decoded with
+    # "surrogateescape"), so the result would not be a prefix, or be empty for ever.
+    # An incremental decoder holds back only a character cut at the end.
+    return codecs.getincrementaldecoder("utf-8")("surrogatepass").decode(data, final=False)
 
 
 def split_text(text: str, limit: int = SOFT_LIMIT_BYTES) -> list[str]:
