@@ -40,6 +40,9 @@ from a2a_progress.producer import ProgressEmitter
 from a2a_progress.serve import create_client
 
 ANSI: Final = re.compile(r"\x1b\[")
+THINKING_LINE: Final = (
+    "Find the stage where the deploy failed, then read its logs and metrics side by side."
+)
 
 
 class Capture:
@@ -308,7 +311,7 @@ class ScriptedTurn:
 
     def run_until_smoke_tests(self) -> None:
         """Thinking, a finished call, an aborted call, an error, and a call still streaming."""
-        self.envelope(Kind.THINKING, {"text": "Find the failing stage.\nThen read the logs."})
+        self.envelope(Kind.THINKING, {"text": f"{THINKING_LINE}\nThen decide."})
         call_1 = {"tool": "get_deploy_status", "tool_call_id": "call-1"}
         self.envelope(Kind.TOOL_CALL, call_1, stream_key="call-1", after=0.1)
         self.envelope(Kind.TOOL_CALL, call_1, Status.DONE, "call-1", after=0.5)

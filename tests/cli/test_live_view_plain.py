@@ -3,7 +3,7 @@
 import io
 
 from a2a.types import TaskState
-from cli_support import ANSI, FakeClock, ScriptedTurn
+from cli_support import ANSI, THINKING_LINE, FakeClock, ScriptedTurn
 from rich.console import Console
 
 from a2a_progress.cli.live_view import LiveView
@@ -22,7 +22,7 @@ def test_plain_lines_one_per_update() -> None:
     # Lines are never wrapped at the console width: each update stays one greppable line.
     assert text.splitlines() == [
         "task: task-1",
-        "thinking: Find the failing stage. (+1 more line)",
+        f"thinking: {THINKING_LINE} (+1 more line)",
         "tool started: get_deploy_status [call-1]",
         "tool done: get_deploy_status [call-1] 0.50s",
         "tool started: query_metrics [call-3]",

@@ -29,7 +29,10 @@ def test_running_frame_shows_spinner_durations_and_output_tail() -> None:
     clock.now += 0.5
     lines = rendered(view, console)
     assert lines[0] == "deploy-investigator  task task-1"
-    assert lines[1] == "├── thinking Find the failing stage. (+1 more line)"
+    # Thinking is collapsed to one line: its first line, cut to fit, and how much is hidden.
+    assert len(lines[1]) == 100
+    assert lines[1].startswith("├── thinking Find the stage where the deploy failed, then")
+    assert lines[1].endswith("… (+1 more line)")
     assert lines[2] == "├── ✓ get_deploy_status  call-1  0.50s"
     assert lines[3] == "├── ✗ query_metrics  call-3  1.00s  backend timed out"
     assert lines[4] == "├── ! metrics unavailable"

@@ -33,6 +33,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Wraps descriptions to the terminal; keeps pre-formatted text (the exit codes) as is."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def _positive(value: str) -> float:
     number = float(value)
     if not number > 0:
@@ -61,7 +70,7 @@ def _parser() -> _Parser:
         description="See what a remote A2A agent is doing while it works: its tool calls, "
         "live in the terminal and as OpenTelemetry traces.",
         epilog=EXIT_CODES_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -75,7 +84,7 @@ def _parser() -> _Parser:
         "agents. Nothing to install, no network. With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans "
         "also go there (e.g. the docker-compose stack's collector, http://localhost:4318).",
         epilog=EXIT_CODES_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     demo.add_argument(
         "--trace-file",
@@ -112,10 +121,10 @@ def _parser() -> _Parser:
         "a2a-progress envelopes, its plain-text updates when it does not. URL is the agent's "
         "base URL or the URL of its agent card.",
         epilog=EXIT_CODES_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
-    watch.add_argument("url", metavar="URL")
-    watch.add_argument("message", metavar="MESSAGE", nargs="?")
+    watch.add_argument("url", metavar="URL", help="the agent's base URL, or its agent card's")
+    watch.add_argument("message", metavar="MESSAGE", nargs="?", help="the message to send")
     watch.add_argument(
         "--transport", choices=_TRANSPORTS, help="call over this (default: the card's first)"
     )

@@ -93,8 +93,7 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
                     ": a caller agent asks a callee agent (another process) to investigate a "
                     "failing deploy. The callee streams its tool calls as progress envelopes; "
                     "both agents trace them.",
-                ),
-                soft_wrap=True,
+                )
             )
             async with _callee_process(options.pace, traces_url) as (url, pid):
                 outcome, trace_id = await _turn(url, options, console, telemetry, pid=pid)
@@ -222,6 +221,13 @@ def _show_trace(
         highlight=False,
         soft_wrap=True,
     )
+    console.print(
+        "(an OTLP/JSON export request: Jaeger's JSON upload and a collector's otlpjsonfile "
+        "receiver read it)",
+        style="dim",
+        markup=False,
+        highlight=False,
+    )
     _where_else(telemetry, trace_id, console)
 
 
@@ -234,7 +240,6 @@ def _where_else(telemetry: Telemetry, trace_id: str, console: Console) -> None:
             style="dim",
             markup=False,
             highlight=False,
-            soft_wrap=True,
         )
         return
     for endpoint in telemetry.exports_to:
@@ -294,7 +299,11 @@ async def _run_remote(url: str, options: DemoOptions, console: Console) -> int:
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGTERM, stop.set)
     try:
+        number = 0
         while True:
+            number += 1
+            if options.every is not None:
+                console.print(Rule(f"turn {number}", style="dim"))
             turn = asyncio.ensure_future(_remote_turn(url, options, console, telemetry))
             stopped = asyncio.ensure_future(stop.wait())
             await asyncio.wait({turn, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -304,15 +313,14 @@ async def _run_remote(url: str, options: DemoOptions, console: Console) -> int:
                     await turn
                 return 0
             stopped.cancel()
-            try:
-                code = turn.result()
-            except CliError as error:
-                if options.every is None:
-                    raise
-                console.print(f"error: {error.message}", style="red", markup=False, soft_wrap=True)
-                code = int(error.code)
             if options.every is None:
-                return code
+                return turn.result()  # a CliError goes up: one line, its exit code
+            error = turn.exception()
+            if isinstance(error, CliError):
+                # Keep going: the callee may be restarting (docker-compose).
+                console.print(f"error: {error.message}", style="red", markup=False, soft_wrap=True)
+            elif error is not None:
+                raise error
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), options.every)
             if stop.is_set():

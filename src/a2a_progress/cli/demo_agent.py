@@ -80,22 +80,21 @@ class DemoAgentExecutor(AgentExecutor):
 
     async def _investigate(self, progress: ProgressEmitter) -> None:
         await progress.thinking(
-            "The checkout-api deploy failed; first find out at which stage it stopped.\n"
+            "The deploy failed: first find the stage where it stopped.\n"
             "Then read the logs and the error-rate metrics side by side."
         )
         await self._pause(0.8)
         async with progress.tool_call("get_deploy_status", "call-1"):
             await self._pause(0.7)
         await progress.text(
-            "Deploy #4812 (checkout-api v2.14.0) stopped at the canary stage: "
-            "readiness checks failing on 3/3 pods."
+            "Deploy #4812 (checkout-api v2.14.0) stopped at canary: readiness failing on 3/3 pods."
         )
         await self._pause(0.4)
         await asyncio.gather(self._search_logs(progress), self._query_metrics(progress))
         await progress.error("query_metrics: metrics backend timed out; going on without it")
         await self._pause(0.3)
         await progress.thinking(
-            "The logs show 'connection refused' to payments-db right after the rollout.\n"
+            "Logs: 'connection refused' to payments-db since the rollout.\n"
             "Reproduce it with the smoke tests before blaming the database."
         )
         await self._pause(0.5)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Final, Protocol
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.panel import Panel
 from rich.spinner import Spinner
@@ -98,6 +98,21 @@ def _more(lines: int) -> str:
 
 def _duration(seconds: float) -> str:
     return f"{seconds:.2f}s" if seconds < 10 else f"{seconds:.1f}s"
+
+
+class _OneLine:
+    """``text`` cut with an ellipsis so that it and ``suffix`` fit on one line."""
+
+    def __init__(self, text: Text, suffix: Text) -> None:
+        self.text = text
+        self.suffix = suffix
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self.text.copy()
+        line.truncate(max(1, options.max_width - self.suffix.cell_len), overflow="ellipsis")
+        line.append_text(self.suffix)
+        line.no_wrap = True
+        yield line
 
 
 class LiveView:
@@ -332,15 +347,13 @@ class LiveView:
             branch.add(output)
 
     @staticmethod
-    def _render_note(node: _Note) -> Text:
+    def _render_note(node: _Note) -> RenderableType:
         if node.kind == "thinking":
             line, more = first_line(node.text)
-            text = Text.assemble(
-                ("thinking ", "magenta italic"), (line, "italic"), (_more(more), "dim")
+            return _OneLine(
+                Text.assemble(("thinking ", "magenta italic"), (line, "italic")),
+                Text(_more(more), style="dim"),
             )
-            # Collapsed means one line, whatever the terminal's width.
-            text.no_wrap, text.overflow = True, "ellipsis"
-            return text
         if node.kind == "error":
             return Text.assemble(("! ", "bold red"), (node.text, "red"))
         style = "dim" if node.kind == "status" else ""
