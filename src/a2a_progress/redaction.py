@@ -29,9 +29,14 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("bearer", r"(?P<bearer_keep>(?i:\bbearer)\s+)[A-Za-z0-9\-._~+/]+=*"),
     (
         "url_credentials",
-        r"(?P<url_credentials_keep>\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)[^\s@/]+(?=@)",
+        r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
+        r"[a-zA-Z0-9+.-]*+://[^\s:/@]+:)[^\s@/]+(?=@)",
     ),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
+    (
+        "jwt",
+        r"(?P<jwt_keep>(?<![A-Za-z0-9_-])(?>(?:[A-Za-z0-9_-]*?-)?(?=eyJ[A-Za-z0-9_-]{5})))"
+        r"eyJ[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
+    ),
     ("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"),
     ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
     ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
@@ -43,8 +48,8 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
     (
         "secret_pair",
-        r"(?P<secret_pair_keep>(?i:\b[\w.-]*(?:password|passwd|pwd|secret|api[_-]?key|apikey"
-        r"|access[_-]?key|private[_-]?key|credential|token(?!s))[\w.-]*)"
+        r"(?P<secret_pair_keep>(?i:(?<![\w.-])(?=[\w.-]*?(?:password|passwd|pwd|secret"
+        r"|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|token(?!s)))[\w.-]*+)"
         r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]+",
     ),
 )
