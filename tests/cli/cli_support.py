@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 import sys
 import threading
 from dataclasses import dataclass
@@ -120,6 +121,14 @@ class RunningCli:
     async def result(self) -> CliResult:
         code = await self._task
         return CliResult(code, self.stdout.text, self.stderr.text)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (it was free a moment ago)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 async def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> CliResult:

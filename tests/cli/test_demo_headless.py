@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import ANSI
+from cli_support import ANSI, closed_port
 
 from a2a_progress.cli import main
 from a2a_progress.cli.demo_agent import FINAL_ANSWER
@@ -106,3 +106,20 @@ def test_demo_shows_the_turn_and_traces_both_agents(
 
     exported = collector.wait_for_spans(both_services, timeout=10)
     assert {span.trace_id for span in exported} == {spans[0]["traceId"]}
+
+
+def test_demo_skips_an_endpoint_where_nothing_listens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A collector that is not running must cost neither time (export retries) nor stderr noise.
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    dead = f"http://127.0.0.1:{closed_port()}"
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", dead)
+    code = main(["demo", "--pace", "0", "--trace-file", str(tmp_path / "trace.json")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert err == ""
+    assert f"Not exporting to {dead} (OTEL_EXPORTER_OTLP_ENDPOINT)" in " ".join(out.split())
+    assert "Also exported" not in out
+    assert "To see this trace in Jaeger: `docker compose up -d`" in out
+    assert len(spans_in(json.loads((tmp_path / "trace.json").read_text()))) == 13

@@ -1,13 +1,12 @@
 """Bad input to ``watch``: one clear line on stderr and a distinct exit code, never a traceback."""
 
 import contextlib
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from cli_support import PlainTextAgent, run_cli
+from cli_support import PlainTextAgent, closed_port, run_cli
 
 from a2a_progress.cli.errors import ExitCode
 from a2a_progress.serve import serve_agent
@@ -42,13 +41,6 @@ def web_server(pages: dict[str, tuple[str, bytes]]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 async def test_unreachable_url(monkeypatch: pytest.MonkeyPatch) -> None:

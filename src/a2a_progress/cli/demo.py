@@ -42,7 +42,15 @@ from a2a_progress.cli.demo_agent import DEMO_QUESTION
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.serve_demo import DEFAULT_SERVICE_NAME as CALLEE_SERVICE
-from a2a_progress.cli.telemetry import Telemetry, jaeger_ui_for, start_telemetry
+from a2a_progress.cli.telemetry import (
+    ENV_ENDPOINT,
+    ENV_TRACES_ENDPOINT,
+    Telemetry,
+    endpoint_reachable,
+    env_endpoint,
+    jaeger_ui_for,
+    start_telemetry,
+)
 from a2a_progress.cli.trace_view import Waterfall
 from a2a_progress.cli.watch import exit_code_of, follow_turn, user_message
 from a2a_progress.consumer import TurnOutcome
@@ -57,6 +65,7 @@ _STARTUP_TIMEOUT: Final = 30.0
 _STOP_TIMEOUT: Final = 10.0
 _TRACE_TIMEOUT: Final = 10.0
 _PLAIN_WIDTH: Final = 120
+ENDPOINTS: Final = frozenset({ENV_ENDPOINT, ENV_TRACES_ENDPOINT})
 
 
 @dataclass(frozen=True)
@@ -82,20 +91,31 @@ async def run_demo(options: DemoOptions, console: Console) -> int:
 
 
 async def _run_embedded(options: DemoOptions, console: Console) -> int:
+    console.print(
+        Text.assemble(
+            ("a2a-progress demo", "bold"),
+            ": a caller agent asks a callee agent (another process) to investigate a "
+            "failing deploy. The callee streams its tool calls as progress envelopes; "
+            "both agents trace them.",
+        )
+    )
     receiver = OtlpReceiver("127.0.0.1", http_port=0, grpc_port=None).start()
     try:
         traces_url = f"{receiver.http_endpoint}/v1/traces"
-        telemetry = start_telemetry(CALLER_SERVICE, traces_url)
-        try:
+        endpoint = env_endpoint()
+        export_env = endpoint is None or endpoint_reachable(endpoint)
+        if not export_env:
+            # Retrying a dead collector would slow the demo and flood stderr; say it once.
             console.print(
-                Text.assemble(
-                    ("a2a-progress demo", "bold"),
-                    ": a caller agent asks a callee agent (another process) to investigate a "
-                    "failing deploy. The callee streams its tool calls as progress envelopes; "
-                    "both agents trace them.",
-                )
+                f"Not exporting to {endpoint} (OTEL_EXPORTER_OTLP_ENDPOINT): nothing answers "
+                "there. Is the docker-compose stack up (`docker compose up -d`)?",
+                style="yellow",
+                markup=False,
+                highlight=False,
             )
-            async with _callee_process(options.pace, traces_url) as (url, pid):
+        telemetry = start_telemetry(CALLER_SERVICE, traces_url, use_env_endpoint=export_env)
+        try:
+            async with _callee_process(options.pace, traces_url, export_env) as (url, pid):
                 outcome, trace_id = await _turn(url, options, console, telemetry, pid=pid)
             telemetry.flush()
             _show_trace(receiver, trace_id, options.trace_file, telemetry, console)
@@ -114,11 +134,16 @@ def _free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def _callee_process(pace: float, traces_url: str) -> AsyncIterator[tuple[str, int]]:
-    """Run ``serve-demo`` as a child on free loopback ports; yield its URL and pid."""
+async def _callee_process(
+    pace: float, traces_url: str, export_env: bool
+) -> AsyncIterator[tuple[str, int]]:
+    """Run ``serve-demo`` as a child on free loopback ports; yield its URL and pid.
+
+    ``export_env`` false keeps the child from exporting to ``OTEL_EXPORTER_OTLP_ENDPOINT``.
+    """
     http_port, grpc_port = _free_port(), _free_port()
     env = {
-        **os.environ,
+        **{key: value for key, value in os.environ.items() if export_env or key not in ENDPOINTS},
         "OTEL_SERVICE_NAME": CALLEE_SERVICE,
         "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false",
     }

@@ -11,6 +11,7 @@ own spans use the global one and are noise here), it is handed to the instrument
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -60,6 +61,20 @@ def jaeger_ui_for(endpoint: str | None) -> str | None:
     except ValueError:
         return None
     return JAEGER_UI if parts.hostname in _COMPOSE_HOSTS and port in _COMPOSE_PORTS else None
+
+
+def endpoint_reachable(endpoint: str, timeout_seconds: float = 0.5) -> bool:
+    """Whether something accepts TCP connections at ``endpoint`` (an OTLP URL or host:port)."""
+    parts = urlsplit(endpoint if "://" in endpoint else f"//{endpoint}")
+    try:
+        port = parts.port or (4317 if env_protocol() == "grpc" else 4318)
+    except ValueError:
+        return False
+    try:
+        with socket.create_connection((parts.hostname or "localhost", port), timeout_seconds):
+            return True
+    except OSError:
+        return False
 
 
 def _env_exporter() -> SpanExporter:
@@ -113,19 +128,24 @@ def installed_sdk_provider() -> TracerProvider | None:
     return provider if isinstance(provider, TracerProvider) else None
 
 
-def start_telemetry(service_name: str, receiver_url: str | None = None) -> Telemetry:
+def start_telemetry(
+    service_name: str, receiver_url: str | None = None, *, use_env_endpoint: bool = True
+) -> Telemetry:
     """Trace this process's A2A calls and executions.
 
     Args:
         service_name: ``service.name`` of a provider created here.
         receiver_url: an OTLP/HTTP traces URL (``.../v1/traces``) that gets every span too.
+        use_env_endpoint: also export to ``OTEL_EXPORTER_OTLP_ENDPOINT`` when it is set.
     """
     installed = installed_sdk_provider()
-    endpoint = env_endpoint()
     if installed is not None:
         if receiver_url is not None:
             installed.add_span_processor(_processor(HttpSpanExporter(endpoint=receiver_url)))
-        return Telemetry(installed, owned=False, exports_to=[endpoint] if endpoint else [])
+        # The distro exports to the environment's endpoint whatever this process prefers.
+        exports_to = [endpoint] if (endpoint := env_endpoint()) else []
+        return Telemetry(installed, owned=False, exports_to=exports_to)
+    endpoint = env_endpoint() if use_env_endpoint else None
     exporters: list[SpanExporter] = []
     if receiver_url is not None:
         exporters.append(HttpSpanExporter(endpoint=receiver_url))
