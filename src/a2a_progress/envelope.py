@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, cast
 
 ENVELOPE_VERSION: Final = 1
 """The only envelope version this library reads and writes."""
@@ -148,17 +148,16 @@ class Envelope:
         status: Status,
         stream_key: str | None,
     ) -> Envelope:
-        # The decoder has already checked every field: skip the second validation pass.
+        # The decoder has already checked every field: skip the second validation pass, and
+        # write the slots through their own descriptors (what object.__setattr__ ends up doing,
+        # minus its name lookups): this runs once per envelope received.
         envelope = object.__new__(cls)
-        for name, value in (
-            ("kind", kind),
-            ("seq", seq),
-            ("payload", MappingProxyType(payload)),
-            ("status", status),
-            ("stream_key", stream_key),
-            ("v", ENVELOPE_VERSION),
-        ):
-            object.__setattr__(envelope, name, value)
+        _set_kind(envelope, kind)
+        _set_seq(envelope, seq)
+        _set_payload(envelope, MappingProxyType(payload))
+        _set_status(envelope, status)
+        _set_stream_key(envelope, stream_key)
+        _set_v(envelope, ENVELOPE_VERSION)
         return envelope
 
     @property
@@ -189,13 +188,33 @@ class Envelope:
 
     def to_wire(self) -> dict[str, Any]:
         """The envelope as the JSON object of the wire format (field names as on the wire)."""
-        wire: dict[str, Any] = {"v": self.v, "kind": self.kind.value}
-        if self.stream_key is not None:
-            wire["streamKey"] = self.stream_key
-        wire["seq"] = self.seq
-        wire["status"] = self.status.value
-        wire["payload"] = dict(self.payload)
-        return wire
+        # encode() calls this for every envelope sent, hence: whole literals; _value_ rather
+        # than the enum .value property; and the proxy's copy() (payload is always the
+        # MappingProxyType set at construction), a plain dict copy, where dict() would go
+        # through the proxy's mapping protocol at several times the cost.
+        payload = cast("MappingProxyType[str, Any]", self.payload).copy()
+        if self.stream_key is None:
+            return {
+                "v": self.v,
+                "kind": self.kind._value_,
+                "seq": self.seq,
+                "status": self.status._value_,
+                "payload": payload,
+            }
+        return {
+            "v": self.v,
+            "kind": self.kind._value_,
+            "streamKey": self.stream_key,
+            "seq": self.seq,
+            "status": self.status._value_,
+            "payload": payload,
+        }
+
+
+_set_kind, _set_seq, _set_payload, _set_status, _set_stream_key, _set_v = (
+    getattr(Envelope, name).__set__
+    for name in ("kind", "seq", "payload", "status", "stream_key", "v")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,14 +232,17 @@ def encode(envelope: Envelope) -> str:
     :class:`EnvelopeError` when an extra payload value has no JSON form (NaN, a set, ...).
     """
     try:
-        text = json.dumps(
-            envelope.to_wire(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-        )
+        text = _ENCODER.encode(envelope.to_wire())
     except (TypeError, ValueError) as exc:
         raise EnvelopeError(f"payload is not JSON-serializable: {exc}") from None
-    size = utf8_size(text)
-    if size > HARD_LIMIT_BYTES:
-        raise OversizeEnvelopeError(f"encoded envelope is {size} bytes (limit {HARD_LIMIT_BYTES})")
+    # A character is at most 4 UTF-8 bytes: shorter text cannot be over, so is not measured
+    # (measuring non-ASCII text means encoding it).
+    if len(text) * 4 > HARD_LIMIT_BYTES:
+        size = utf8_size(text)
+        if size > HARD_LIMIT_BYTES:
+            raise OversizeEnvelopeError(
+                f"encoded envelope is {size} bytes (limit {HARD_LIMIT_BYTES})"
+            )
     return text
 
 
@@ -248,6 +270,12 @@ def _finite_float(literal: str) -> float:
     return value
 
 
+# Built once: json.dumps / json.loads given options build a new encoder or decoder per call,
+# which costs about as much as coding a small envelope.
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 def decode(data: object) -> Envelope | Rejected:
     """Decode the value of ``metadata["tfrs"]``. Never raises.
 
@@ -261,16 +289,21 @@ def decode(data: object) -> Envelope | Rejected:
     ):
         return Rejected(RejectReason.OVERSIZE, f"envelope over {HARD_LIMIT_BYTES} bytes")
     try:
-        obj = json.loads(data, parse_constant=_reject_constant, parse_float=_finite_float)
+        obj = _DECODER.decode(data)
     except (ValueError, RecursionError) as exc:
         return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
     if not isinstance(obj, dict):
         return Rejected(RejectReason.NOT_AN_OBJECT, f"envelope is a JSON {type(obj).__name__}")
-    return from_wire(obj)
+    # The payload dict is the decoder's own, referenced nowhere else: no copy needed.
+    return _from_wire(obj, copy_payload=False)
 
 
 def from_wire(obj: Mapping[str, Any]) -> Envelope | Rejected:
     """Validate a decoded wire object. Never raises."""
+    return _from_wire(obj, copy_payload=True)
+
+
+def _from_wire(obj: Mapping[str, Any], *, copy_payload: bool) -> Envelope | Rejected:
     version = obj.get("v")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         return Rejected(RejectReason.BAD_VERSION, "v must be a positive int")
@@ -295,9 +328,10 @@ def from_wire(obj: Mapping[str, Any]) -> Envelope | Rejected:
     problem = _payload_problem(kind, payload)
     if problem:
         return Rejected(RejectReason.BAD_PAYLOAD, problem)
-    # The payload dict came from json.loads (or a caller's own object): copy it so no one
-    # else holds a mutable reference to the envelope's payload.
-    return Envelope._validated(kind, seq, dict(payload), status, stream_key)
+    # A caller's own object is copied so no one else holds a mutable reference to the payload.
+    return Envelope._validated(
+        kind, seq, dict(payload) if copy_payload else payload, status, stream_key
+    )
 
 
 def truncate_utf8(text: str, limit: int) -> str:
