@@ -24,9 +24,10 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "auth_header",
-        r'(?P<auth_header_keep>(?i:\b(?:proxy-)?authorization)\s*[:=]\s*)[^\r\n"]+',
+        r"(?P<auth_header_keep>(?<![A-Za-z0-9_])(?i:(?:proxy-)?authorization)[\"']?\s*[:=]\s*"
+        r"[\"']?)[^\r\n\"']+",
     ),
-    ("bearer", r"(?P<bearer_keep>(?i:\bbearer)\s+)[A-Za-z0-9\-._~+/]+=*"),
+    ("bearer", r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)\s+)[A-Za-z0-9\-._~+/]+=*"),
     (
         "url_credentials",
         r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
@@ -37,15 +38,19 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?P<jwt_keep>(?<![A-Za-z0-9_-])(?>(?:[A-Za-z0-9_-]*?-)?(?=eyJ[A-Za-z0-9_-]{5})))"
         r"eyJ[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
     ),
-    ("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"),
-    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("stripe_key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("openai_style_key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
-    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}"),
-    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+    # Not \b: it is Unicode-aware, so a token right after a CJK character or an accented
+    # letter (a word character, no boundary) would survive. The ASCII look-behind keeps \b's
+    # protection against "task-..." or "graphf_..." matching mid-word, for ASCII only. The
+    # AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
+    ("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}"),
+    ("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("gitlab_token", r"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"(?<![A-Za-z0-9_])xox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("stripe_key", r"(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("openai_style_key", r"(?<![A-Za-z0-9_])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+    ("google_api_key", r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_-]{35}"),
+    ("npm_token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}"),
+    ("huggingface_token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"),
     (
         "secret_pair",
         r"(?P<secret_pair_keep>(?i:(?<![\w.-])(?=[\w.-]*?(?:password|passwd|pwd|secret"
