@@ -65,7 +65,6 @@ class SpanLedger(SpanProcessor):
     def __init__(self) -> None:
         self.started: dict[int, str] = {}
         self.ended: Counter[int] = Counter()
-        self.span_ended = asyncio.Event()
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         self.started[span.context.span_id] = span.name
@@ -73,7 +72,6 @@ class SpanLedger(SpanProcessor):
     def on_end(self, span: ReadableSpan) -> None:
         assert span.context is not None
         self.ended[span.context.span_id] += 1
-        self.span_ended.set()
 
 
 class _DoubleEndCounter(logging.Handler):
@@ -156,14 +154,6 @@ class Telemetry:
         ids = [span_id(span) for span in self.spans()]
         assert len(ids) == len(set(ids))
 
-    async def wait_for_spans(self, predicate: Callable[[], bool]) -> None:
-        """Wait until ``predicate()`` holds, re-checking as spans end (a callee span ends after
-        its last event went out, so the caller can be done first)."""
-        async with asyncio.timeout(10):
-            while not predicate():
-                self.ledger.span_ended.clear()
-                await self.ledger.span_ended.wait()
-
     # -- metrics -------------------------------------------------------------------------------
 
     def metrics(self, name: str) -> list[Metric]:
@@ -195,20 +185,29 @@ class Telemetry:
 
 
 @contextlib.contextmanager
-def instrumented() -> Iterator[Telemetry]:
-    """The bridge instrumented on fresh in-memory providers; every span must end exactly once."""
+def pipelines() -> Iterator[Telemetry]:
+    """Fresh in-memory pipelines, counting second ends of spans."""
     result = Telemetry()
     sdk_logger = logging.getLogger(_SPAN_SDK_LOGGER)
     sdk_logger.addHandler(result.double_ends)
-    result.instrument()
     try:
         yield result
-        result.assert_each_span_ended_once()
     finally:
-        result.uninstrument()
         sdk_logger.removeHandler(result.double_ends)
         result.tracer_provider.shutdown()
         result.meter_provider.shutdown()
+
+
+@contextlib.contextmanager
+def instrumented() -> Iterator[Telemetry]:
+    """The bridge instrumented on fresh pipelines; every span must end exactly once."""
+    with pipelines() as result:
+        result.instrument()
+        try:
+            yield result
+            result.assert_each_span_ended_once()
+        finally:
+            result.uninstrument()
 
 
 def attrs(item: ReadableSpan | Any) -> dict[str, Any]:

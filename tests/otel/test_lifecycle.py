@@ -7,10 +7,13 @@ import contextlib
 import gc
 
 import pytest
+from a2a.server.agent_execution import RequestContext
+from a2a.server.events import EventQueue
 from a2a.types import CancelTaskRequest, StreamResponse, SubscribeToTaskRequest, TaskState
 from a2a.utils.errors import A2AError
 from opentelemetry.trace import SpanKind, StatusCode
 from otel_support import (
+    ScriptedAgent,
     Step,
     Telemetry,
     abort,
@@ -323,6 +326,33 @@ async def test_cancel_mid_stream(telemetry: Telemetry) -> None:
         tool = telemetry.tool_span(observer)
         assert attrs(tool)[conv.END_REASON] == "turn_canceled"
         assert status(tool) is StatusCode.ERROR
+
+
+class SilentOnCancel(ScriptedAgent):
+    """Its cancel() sends nothing: the stream never shows CANCELED."""
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        return None
+
+
+async def test_cancel_that_sends_no_state(telemetry: Telemetry) -> None:
+    agent = SilentOnCancel([start("search", "c1"), wait(asyncio.Event())])
+    async with serving(agent) as served, create_client(served.card_for("jsonrpc")) as client:
+        seen = []
+        async for event in client.send_message(user_message()):
+            seen.append(event)
+            if is_tool_start(event):
+                await client.cancel_task(CancelTaskRequest(id=task_id_of(seen)))
+    # The callee's execute() was cancelled: its open tool ends turn_canceled.
+    callee_tool = telemetry.tool_span(CALLEE)
+    assert attrs(callee_tool)[conv.END_REASON] == "turn_canceled"
+    assert status(callee_tool) is StatusCode.ERROR
+    assert status(telemetry.turn_span(CALLEE)) is StatusCode.UNSET
+    # The caller's stream just ended, with no terminal state and no error.
+    caller_tool = telemetry.tool_span(CALLER)
+    assert attrs(caller_tool)[conv.END_REASON] == "stream_closed"
+    assert status(caller_tool) is StatusCode.UNSET
+    assert attrs(telemetry.turn_span(CALLER))[conv.A2A_TASK_STATE] == "TASK_STATE_WORKING"
 
 
 async def test_process_shutdown_ends_live_turns(telemetry: Telemetry) -> None:

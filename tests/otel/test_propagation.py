@@ -55,6 +55,13 @@ async def test_one_trace_from_caller_to_callee_tools(
     assert parent_id(callee_tool) == span_id(callee)
     assert trace_id(callee_tool) == trace_id(caller)
     assert {trace_id(span) for span in telemetry.spans()} == {trace_id(caller)}
+    # Where the call went, whatever the transport.
+    [interface] = served.card_for(transport, v0_3=v0_3).supported_interfaces
+    port = int(interface.url.rstrip("/").rsplit(":", 1)[1].split("/")[0])
+    assert (attrs(caller)[conv.SERVER_ADDRESS], attrs(caller)[conv.SERVER_PORT]) == (
+        "127.0.0.1",
+        port,
+    )
 
 
 async def test_the_call_span_continues_the_callers_current_span(telemetry: Telemetry) -> None:

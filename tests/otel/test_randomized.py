@@ -3,17 +3,14 @@ a :class:`TurnTelemetry` as the A2A events a caller receives. Whatever arrives, 
 exactly once, there is one tool span per tool call that had any of its ``tool_call`` envelopes
 arrive, and no event is recorded twice."""
 
-import contextlib
-import logging
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from a2a.types import Message, Part, Role, TaskState, TaskStatus, TaskStatusUpdateEvent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.trace import SpanKind, StatusCode
-from otel_support import Telemetry, attrs, events, span_id
+from otel_support import attrs, events, pipelines, span_id
 
 from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, Kind, Status, encode
@@ -130,30 +127,14 @@ def as_event(item: Sent) -> TaskStatusUpdateEvent:
     return TaskStatusUpdateEvent(task_id="task", context_id="ctx", status=status)
 
 
-@contextlib.contextmanager
-def pipelines() -> Iterator[tuple[Telemetry, Bridge]]:
-    """Fresh in-memory pipelines and a bridge on them (not hooked into a2a-sdk)."""
-    telemetry = Telemetry()
-    sdk_logger = logging.getLogger("opentelemetry.sdk.trace")
-    sdk_logger.addHandler(telemetry.double_ends)
-    try:
-        tracer = telemetry.tracer_provider.get_tracer("test")
-        meter = telemetry.meter_provider.get_meter("test")
-        yield (
-            telemetry,
-            Bridge(tracer, BridgeMetrics(meter), BridgeConfig(max_events_per_span=1000)),
-        )
-    finally:
-        sdk_logger.removeHandler(telemetry.double_ends)
-        telemetry.tracer_provider.shutdown()
-        telemetry.meter_provider.shutdown()
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turns())
 def test_generated_streams(turn: Turn) -> None:
-    with pipelines() as (telemetry, bridge):
-        telemetry_turn = bridge.start_turn(
+    with pipelines() as telemetry:
+        tracer = telemetry.tracer_provider.get_tracer("test")
+        metrics = BridgeMetrics(telemetry.meter_provider.get_meter("test"))
+        config = BridgeConfig(max_events_per_span=1000)  # no cap: every event is counted
+        telemetry_turn = Bridge(tracer, metrics, config).start_turn(
             "SendStreamingMessage",
             kind=SpanKind.CLIENT,
             observer=conv.OBSERVER_CALLER,
