@@ -140,10 +140,14 @@ class ToolCall:
     ) -> None:
         if exc is None:
             await self.done()
-        elif isinstance(exc, asyncio.CancelledError):
-            await self.aborted("cancelled")
-        else:
-            await self.aborted(type(exc).__name__)
+            return
+        reason = "cancelled" if isinstance(exc, asyncio.CancelledError) else type(exc).__name__
+        try:
+            await self.aborted(reason)
+        except Exception:
+            # The body's exception is what propagates, not a failure to report it (the turn
+            # may already be over: a terminal updater refuses every further event).
+            logger.debug("could not emit aborted for %s", self.tool, exc_info=True)
 
 
 class ProgressEmitter:
@@ -232,6 +236,10 @@ class ProgressEmitter:
                 await call.aborted(reason)
             except Exception:
                 logger.debug("could not emit aborted for %s", call.tool, exc_info=True)
+                # Nothing more can be said on this turn: end the other calls without a word.
+                for rest in self.open_calls:
+                    rest.state = CallState.ABORTED
+                    self._closed(rest)
                 return
 
     async def complete(self, reply: Message | str | None = None) -> None:
