@@ -283,8 +283,10 @@ class ProgressAssembler:
         reorder_window: how many seqs below a stream's highest can still arrive late; older
             ones are dropped as stale (their slot can no longer be told from a duplicate).
         max_streams: streams kept per turn; past it the oldest stream is forgotten (its open
-            call ends ``stream_closed``).
-        max_turns: live turns kept; past it the oldest is closed ``stream_closed``.
+            call ends ``stream_closed``, in the ``closed`` of the update that pushed it out).
+        max_turns: live turns kept; past it the oldest is closed ``stream_closed`` (its
+            :class:`TurnOutcome` comes first in what the :meth:`feed` that pushed it out
+            returns).
         finished_memory: how many ended task ids are remembered so that late envelopes for them
             change nothing.
 
@@ -304,6 +306,7 @@ class ProgressAssembler:
         self._max_turns = max_turns
         self._turns: dict[str, _Turn] = {}
         self._finished = _BoundedSet(finished_memory)
+        self._evicted: list[TurnOutcome] = []
         self.last_outcome = Outcome.NONE
 
     @property
@@ -321,6 +324,16 @@ class ProgressAssembler:
         event: StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent,
     ) -> list[Update]:
         """Apply one event; return the updates it produces (often one, possibly none)."""
+        updates = self._apply(event)
+        if self._evicted:
+            updates[:0] = self._evicted
+            self._evicted = []
+        return updates
+
+    def _apply(
+        self,
+        event: StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent,
+    ) -> list[Update]:
         self.last_outcome = Outcome.NONE
         if isinstance(event, StreamResponse):
             which = event.WhichOneof("payload")
@@ -328,7 +341,7 @@ class ProgressAssembler:
                 return []
             inner: TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent
             inner = getattr(event, which)
-            return self.feed(inner)
+            return self._apply(inner)
         if isinstance(event, TaskStatusUpdateEvent):
             return self._status(
                 event.task_id,
@@ -363,7 +376,8 @@ class ProgressAssembler:
         turn = self._turns[task_id] = _Turn(task_id, context_id)
         if len(self._turns) > self._max_turns:
             oldest = next(iter(self._turns.values()))
-            self._end_turn(oldest, EndReason.STREAM_CLOSED, None, terminal=False)
+            outcome = self._end_turn(oldest, EndReason.STREAM_CLOSED, None, terminal=False)
+            self._evicted.append(outcome)
         return turn
 
     def _status(
@@ -480,10 +494,11 @@ class ProgressAssembler:
         key = envelope.stream_id
         window = turn.streams.get(key)
         late = False
+        forgotten: tuple[CallRecord, ...] = ()
         if window is None:
             turn.streams[key] = _SeqWindow(envelope.seq)
             if len(turn.streams) > self._max_streams:
-                self._forget_oldest_stream(turn)
+                forgotten = self._forget_oldest_stream(turn)
         else:
             verdict = window.add(envelope.seq, self._window)
             if verdict is Outcome.DUPLICATE or verdict is Outcome.STALE:
@@ -492,6 +507,8 @@ class ProgressAssembler:
             late = verdict is Outcome.ACCEPTED
         self.last_outcome = Outcome.ACCEPTED
         call, opened, closed = self._track_call(turn, envelope, key)
+        if forgotten:
+            closed = forgotten + closed
         return ProgressUpdate(
             turn.task_id,
             turn.context_id,
@@ -545,12 +562,15 @@ class ProgressAssembler:
         turn.calls[call.key] = call
         return call
 
-    def _forget_oldest_stream(self, turn: _Turn) -> None:
+    def _forget_oldest_stream(self, turn: _Turn) -> tuple[CallRecord, ...]:
+        """Forget the oldest stream; return its call if this ended it."""
         key = next(iter(turn.streams))
         del turn.streams[key]
         call = turn.calls.pop(key, None)
         if call is not None and call.is_open:
             call._end(EndReason.STREAM_CLOSED)
+            return (call,)
+        return ()
 
 
 async def follow(
