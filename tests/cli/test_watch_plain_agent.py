@@ -22,7 +22,9 @@ async def test_json_marks_text_updates_degraded(monkeypatch: pytest.MonkeyPatch)
 
 async def test_live_view_prints_the_plain_updates(monkeypatch: pytest.MonkeyPatch) -> None:
     async with serve_agent(PlainTextAgent(), name="legacy-agent") as served:
-        result = await run_cli(monkeypatch, "watch", served.http_url, "fix it")
+        # The URL may also be the agent card's own.
+        card_url = f"{served.http_url}/.well-known/agent-card.json"
+        result = await run_cli(monkeypatch, "watch", card_url, "fix it")
     assert result.code == 0, result.stderr
     assert not ANSI.search(result.stdout)
     lines = result.stdout.splitlines()
