@@ -68,7 +68,8 @@ def raw_envelope(part: Part) -> object:
 
 def message_text(message: Message, delimiter: str = "\n") -> str:
     """The text of a message's text parts, joined (what a pre-upgrade caller shows)."""
-    return delimiter.join(part.text for part in message.parts if part.HasField("text"))
+    # A list, not a generator: join() would build one anyway (called once per update).
+    return delimiter.join([part.text for part in message.parts if part.HasField("text")])
 
 
 def read_message(message: Message) -> Envelope | Rejected | None:

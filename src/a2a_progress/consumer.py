@@ -51,6 +51,10 @@ INTERRUPTED_STATES: Final = frozenset(
 )
 """States that end the current turn but not the task: the next send starts a new turn."""
 
+# Protobuf enum attributes are looked up by Python code (~1 us each on a slow machine): the
+# per-envelope path compares with a constant instead.
+_WORKING: Final = TaskState.TASK_STATE_WORKING
+
 
 class EndReason(StrEnum):
     """Why a tool call ended."""
@@ -197,6 +201,47 @@ class TurnOutcome:
 
 Update = ProgressUpdate | TurnOutcome
 
+# The slot writers of ProgressUpdate, in field order (unpacking fails at import if a field is
+# added). The frozen dataclass __init__ pays an object.__setattr__ per field, over half the cost
+# of building an update; the assembler builds one per envelope, so it writes them directly.
+(
+    _set_task_id,
+    _set_context_id,
+    _set_envelope,
+    _set_fallback,
+    _set_degraded,
+    _set_rejected,
+    _set_late,
+    _set_call,
+    _set_opened,
+    _set_closed,
+) = (getattr(ProgressUpdate, name).__set__ for name in ProgressUpdate.__slots__)
+
+
+def _accepted(
+    turn: _Turn,
+    envelope: Envelope,
+    fallback: str,
+    *,
+    late: bool,
+    call: CallRecord | None,
+    opened: bool,
+    closed: tuple[CallRecord, ...],
+) -> ProgressUpdate:
+    """``ProgressUpdate(task_id, context_id, envelope, fallback, late=..., ...)``, faster."""
+    update = object.__new__(ProgressUpdate)
+    _set_task_id(update, turn.task_id)
+    _set_context_id(update, turn.context_id)
+    _set_envelope(update, envelope)
+    _set_fallback(update, fallback)
+    _set_degraded(update, False)
+    _set_rejected(update, None)
+    _set_late(update, late)
+    _set_call(update, call)
+    _set_opened(update, opened)
+    _set_closed(update, closed)
+    return update
+
 
 class _SeqWindow:
     """The seqs of one stream seen so far, as a bitmap below the highest: O(1) memory."""
@@ -207,12 +252,15 @@ class _SeqWindow:
         self.top = seq
         self.bits = 1
 
-    def add(self, seq: int, width: int) -> Outcome | None:
-        """Record ``seq``; None if new and in order, ACCEPTED if new but late, else why not."""
+    def add(self, seq: int, width: int, mask: int) -> Outcome | None:
+        """Record ``seq``; None if new and in order, ACCEPTED if new but late, else why not.
+
+        ``mask`` is ``(1 << width) - 1``, computed once by the caller (a ``width``-bit int).
+        """
         top = self.top
         if seq > top:
             shift = seq - top
-            self.bits = 1 if shift >= width else ((self.bits << shift) | 1) & ((1 << width) - 1)
+            self.bits = 1 if shift >= width else ((self.bits << shift) | 1) & mask
             self.top = seq
             return None
         distance = top - seq
@@ -302,6 +350,7 @@ class ProgressAssembler:
         finished_memory: int = 4096,
     ) -> None:
         self._window = reorder_window
+        self._window_mask = (1 << reorder_window) - 1
         self._max_streams = max_streams
         self._max_turns = max_turns
         self._turns: dict[str, _Turn] = {}
@@ -335,6 +384,15 @@ class ProgressAssembler:
         event: StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent,
     ) -> list[Update]:
         self.last_outcome = Outcome.NONE
+        # Status updates first: they are almost every event of a stream.
+        if isinstance(event, TaskStatusUpdateEvent):
+            status = event.status
+            return self._status(
+                event.task_id,
+                event.context_id,
+                status.state,
+                status.message if status.HasField("message") else None,
+            )
         if isinstance(event, StreamResponse):
             which = event.WhichOneof("payload")
             if which is None:
@@ -342,13 +400,6 @@ class ProgressAssembler:
             inner: TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent
             inner = getattr(event, which)
             return self._apply(inner)
-        if isinstance(event, TaskStatusUpdateEvent):
-            return self._status(
-                event.task_id,
-                event.context_id,
-                event.status.state,
-                event.status.message if event.status.HasField("message") else None,
-            )
         if isinstance(event, Task):
             return self._snapshot(event)
         if isinstance(event, TaskArtifactUpdateEvent):
@@ -383,14 +434,14 @@ class ProgressAssembler:
     def _status(
         self, task_id: str, context_id: str, state: int, message: Message | None
     ) -> list[Update]:
-        turn = self._turn(task_id, context_id)
+        turn = self._turns.get(task_id) or self._turn(task_id, context_id)
         if turn is None:
             return []
         turn.state = state
         if state in TERMINAL_STATES or state in INTERRUPTED_STATES:
             reason = _TERMINAL_END_REASON.get(state, EndReason.STREAM_CLOSED)
             return [self._end_turn(turn, reason, message, terminal=state in TERMINAL_STATES)]
-        if message is None or state != TaskState.TASK_STATE_WORKING:
+        if message is None or state != _WORKING:
             return []
         update = self._progress(turn, message)
         return [] if update is None else [update]
@@ -500,7 +551,7 @@ class ProgressAssembler:
             if len(turn.streams) > self._max_streams:
                 forgotten = self._forget_oldest_stream(turn)
         else:
-            verdict = window.add(envelope.seq, self._window)
+            verdict = window.add(envelope.seq, self._window, self._window_mask)
             if verdict is Outcome.DUPLICATE or verdict is Outcome.STALE:
                 self.last_outcome = verdict
                 return None
@@ -509,9 +560,8 @@ class ProgressAssembler:
         call, opened, closed = self._track_call(turn, envelope, key)
         if forgotten:
             closed = forgotten + closed
-        return ProgressUpdate(
-            turn.task_id,
-            turn.context_id,
+        return _accepted(
+            turn,
             envelope,
             message_text(message),
             late=late,
