@@ -37,6 +37,7 @@ from a2a_progress.envelope import HARD_LIMIT_BYTES, Kind, truncate_utf8, utf8_si
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.redaction import Redactor
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +78,9 @@ def bounded(text: str, limit: int) -> tuple[str, bool]:
     return truncate_utf8(text, limit - len(_TRUNCATION_MARKER)) + _TRUNCATION_MARKER, True
 
 
-def _name(text: str) -> str:
-    return bounded(text, NAME_MAX_LENGTH)[0]
+def peer_name(text: str, redactor: Redactor) -> str:
+    """A name or id the peer chose (tool, stream key, task id), for a span: masked, bounded."""
+    return bounded(redactor.redact(text), NAME_MAX_LENGTH)[0]
 
 
 class _EventBuffer:
@@ -298,10 +300,10 @@ class TurnTelemetry:
         else:
             task_id, context_id, state = event.task_id, event.context_id, None
         if task_id and self._task_id is None:
-            self._task_id = _name(task_id)
+            self._task_id = peer_name(task_id, self._config.redactor)
             self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
         if context_id and self._context_id is None:
-            self._context_id = _name(context_id)
+            self._context_id = peer_name(context_id, self._config.redactor)
             self._span.set_attribute(conv.GEN_AI_CONVERSATION_ID, self._context_id)
         if state:
             self._state = state
@@ -342,7 +344,7 @@ class TurnTelemetry:
         if not update.degraded:
             attributes[conv.SEQ] = envelope.seq
             if envelope.stream_key is not None:
-                attributes[conv.STREAM_KEY] = _name(envelope.stream_key)
+                attributes[conv.STREAM_KEY] = peer_name(envelope.stream_key, self._config.redactor)
         else:
             attributes[conv.DEGRADED] = True
         if self._config.capture_content:
@@ -379,7 +381,8 @@ class TurnTelemetry:
     # -- tool spans ----------------------------------------------------------------------------
 
     def _open_tool(self, call: CallRecord) -> None:
-        tool = _name(self._config.redactor.redact(call.tool)) if call.tool else "unknown"
+        redactor = self._config.redactor
+        tool = peer_name(call.tool, redactor) if call.tool else "unknown"
         attributes: dict[str, Any] = {
             conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
             conv.GEN_AI_TOOL_NAME: tool,
@@ -387,9 +390,9 @@ class TurnTelemetry:
             conv.SEQ_FIRST: call.first_seq,
         }
         if call.tool_call_id:
-            attributes[conv.GEN_AI_TOOL_CALL_ID] = _name(call.tool_call_id)
+            attributes[conv.GEN_AI_TOOL_CALL_ID] = peer_name(call.tool_call_id, redactor)
         if call.stream_key is not None:
-            attributes[conv.STREAM_KEY] = _name(call.stream_key)
+            attributes[conv.STREAM_KEY] = peer_name(call.stream_key, redactor)
         if self._task_id is not None:
             attributes[conv.A2A_TASK_ID] = self._task_id
         if self._context_id is not None:
@@ -419,7 +422,7 @@ class TurnTelemetry:
             if failed or end_reason in _ERROR_REASONS:
                 description = end_reason.value
                 if detail:
-                    description = _name(self._config.redactor.redact(detail))
+                    description = peer_name(detail, self._config.redactor)
                 span.set_status(Status(StatusCode.ERROR, description))
             span.end()
             self._metrics.record_duration(

@@ -26,7 +26,14 @@ from opentelemetry.trace import SpanKind
 
 from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry, bounded, warn_once
+from a2a_progress.otel.bridge import (
+    A2AEvent,
+    Bridge,
+    TurnTelemetry,
+    bounded,
+    peer_name,
+    warn_once,
+)
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLEE
 
 _HANDLER_CLASSES: Final = (DefaultRequestHandlerV2, LegacyRequestHandler)
@@ -91,12 +98,12 @@ class InstrumentedExecutor(wrapt.ObjectProxy[AgentExecutor]):
         attributes: dict[str, Any] = {}
         if method is not None:
             attributes[conv.A2A_METHOD_NAME] = method
+        # The caller may choose the ids: they are masked like every name a peer sends.
+        redactor = self._self_bridge.config.redactor
         if context.task_id:
-            attributes[conv.A2A_TASK_ID] = bounded(context.task_id, NAME_MAX_LENGTH)[0]
+            attributes[conv.A2A_TASK_ID] = peer_name(context.task_id, redactor)
         if context.context_id:
-            attributes[conv.GEN_AI_CONVERSATION_ID] = bounded(context.context_id, NAME_MAX_LENGTH)[
-                0
-            ]
+            attributes[conv.GEN_AI_CONVERSATION_ID] = peer_name(context.context_id, redactor)
         if self._self_agent_name:
             attributes[conv.GEN_AI_AGENT_NAME] = bounded(self._self_agent_name, NAME_MAX_LENGTH)[0]
         return self._self_bridge.start_turn(
