@@ -72,10 +72,28 @@ def warn_once(where: str) -> None:
 
 
 def bounded(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to ``limit`` UTF-8 bytes with a marker; and whether it was cut."""
-    if len(text) <= limit // 4 or len(text.encode("utf-8", "surrogatepass")) <= limit:
-        return text, False
+    """``text`` cut to ``limit`` UTF-8 bytes with a marker; and whether it was cut.
+
+    A lone surrogate (what a JSON ``"\\ud800"`` escape decodes to) comes out as that escape:
+    OTLP carries only UTF-8, and its exporters drop a value that is not.
+    """
+    if text.isascii():
+        if len(text) <= limit:
+            return text, False
+    else:
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+            size = len(text.encode("utf-8"))
+        if size <= limit:
+            return text, False
     return truncate_utf8(text, limit - len(_TRUNCATION_MARKER)) + _TRUNCATION_MARKER, True
+
+
+def _int64(value: int) -> bool:
+    # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
+    return -(2**63) <= value < 2**63
 
 
 def peer_name(text: str, redactor: Redactor) -> str:
@@ -342,7 +360,8 @@ class TurnTelemetry:
         name = conv.EVENT_TEXT if update.degraded else _EVENT_NAMES[envelope.kind]
         attributes: dict[str, Any] = {}
         if not update.degraded:
-            attributes[conv.SEQ] = envelope.seq
+            if _int64(envelope.seq):
+                attributes[conv.SEQ] = envelope.seq
             if envelope.stream_key is not None:
                 attributes[conv.STREAM_KEY] = peer_name(envelope.stream_key, self._config.redactor)
         else:
@@ -387,8 +406,9 @@ class TurnTelemetry:
             conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
             conv.GEN_AI_TOOL_NAME: tool,
             conv.OBSERVER: self._observer,
-            conv.SEQ_FIRST: call.first_seq,
         }
+        if _int64(call.first_seq):
+            attributes[conv.SEQ_FIRST] = call.first_seq
         if call.tool_call_id:
             attributes[conv.GEN_AI_TOOL_CALL_ID] = peer_name(call.tool_call_id, redactor)
         if call.stream_key is not None:
@@ -416,8 +436,9 @@ class TurnTelemetry:
             end_reason = call.end_reason or EndReason.STREAM_CLOSED
             span = tool.events.span
             tool.events.flush()
-            span.set_attribute(conv.SEQ_LAST, call.last_seq)
-            span.set_attribute(conv.SEQ_FIRST, call.first_seq)
+            for key, seq in ((conv.SEQ_LAST, call.last_seq), (conv.SEQ_FIRST, call.first_seq)):
+                if _int64(seq):
+                    span.set_attribute(key, seq)
             span.set_attribute(conv.END_REASON, end_reason.value)
             if failed or end_reason in _ERROR_REASONS:
                 description = end_reason.value
