@@ -96,6 +96,12 @@ def _int64(value: int) -> bool:
     return -(2**63) <= value < 2**63
 
 
+def _state_name(state: int) -> str:
+    # Protobuf enums are open: a peer can send a state number this SDK has no name for.
+    value = TaskState.DESCRIPTOR.values_by_number.get(state)
+    return str(state) if value is None else value.name
+
+
 def peer_name(text: str, redactor: Redactor) -> str:
     """A name or id the peer chose (tool, stream key, task id), for a span: masked, bounded."""
     return bounded(redactor.redact(text), NAME_MAX_LENGTH)[0]
@@ -277,12 +283,12 @@ class TurnTelemetry:
                 self._close_calls(outcome.closed, failed=error is not None)
             self._span_events.flush()
             if self._state is not None:
-                self._span.set_attribute(conv.A2A_TASK_STATE, TaskState.Name(self._state))
+                self._span.set_attribute(conv.A2A_TASK_STATE, _state_name(self._state))
             if error is not None:
                 self._record_error(error)
                 self._span.set_status(Status(StatusCode.ERROR, type(error).__name__))
             elif self._state in _FAILED_STATES:
-                self._span.set_status(Status(StatusCode.ERROR, TaskState.Name(self._state)))
+                self._span.set_status(Status(StatusCode.ERROR, _state_name(self._state)))
         except Exception:  # noqa: BLE001
             warn_once("end")
         finally:
