@@ -42,7 +42,7 @@ from a2a_progress.redaction import Redactor
 logger = logging.getLogger(__name__)
 
 _TRUNCATION_MARKER: Final = "...truncated"
-# Bytes dropped before a cut made ahead of redaction (see TurnTelemetry._safe_text).
+# Bytes dropped before a cut made ahead of redaction (see redacted()).
 _CUT_SLACK: Final = 1024
 
 _EVENT_NAMES: Final = {
@@ -102,9 +102,32 @@ def _state_name(state: int) -> str:
     return str(state) if value is None else value.name
 
 
+def redacted(
+    text: str, limit: int, redactor: Redactor, window: int = HARD_LIMIT_BYTES
+) -> tuple[str, bool, int]:
+    """``text`` redacted and bounded; whether it was cut, and how many credentials were masked.
+
+    Text within ``window`` bytes is redacted whole, then cut (after: a mask can add bytes).
+    Longer text is cut to ``window`` first to bound the regex work; that cut can split a
+    credential so its pattern no longer matches, and masks before it can pull the piece under
+    ``limit``: the last ``_CUT_SLACK`` bytes before the cut are dropped.
+    """
+    text, cut = bounded(text, window)
+    text, masked = redactor.redact_counted(text)
+    if cut:
+        keep = min(limit, utf8_size(text) - _CUT_SLACK) - len(_TRUNCATION_MARKER)
+        return truncate_utf8(text, max(0, keep)) + _TRUNCATION_MARKER, True, masked
+    text, cut = bounded(text, limit)
+    return text, cut, masked
+
+
 def peer_name(text: str, redactor: Redactor) -> str:
-    """A name or id the peer chose (tool, stream key, task id), for a span: masked, bounded."""
-    return bounded(redactor.redact(text), NAME_MAX_LENGTH)[0]
+    """A name or id the peer chose (tool, stream key, task id), for a span: masked, bounded.
+
+    Only a head of a long name is redacted: a 64 KiB stream key would cost a regex pass over it
+    for every event of its stream.
+    """
+    return redacted(text, NAME_MAX_LENGTH, redactor, NAME_MAX_LENGTH + _CUT_SLACK)[0]
 
 
 class _EventBuffer:
@@ -381,18 +404,9 @@ class TurnTelemetry:
     def _safe_text(self, text: str) -> tuple[str, bool, bool]:
         """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
 
-        Text that fits in an envelope is redacted whole, then cut (after: a mask can add bytes).
-        Longer text (a plain update has no bound) is cut first to bound the regex work; that cut
-        can split a credential so its pattern no longer matches, and masks before it can pull
-        the piece under ``limit``: the last ``_CUT_SLACK`` bytes before the cut are dropped.
+        Text that fits in an envelope is redacted whole (see :func:`redacted`).
         """
-        limit = self._config.content_max_length
-        text, cut = bounded(text, HARD_LIMIT_BYTES)
-        text, masked = self._config.redactor.redact_counted(text)
-        if cut:
-            keep = min(limit, utf8_size(text) - _CUT_SLACK) - len(_TRUNCATION_MARKER)
-            return truncate_utf8(text, max(0, keep)) + _TRUNCATION_MARKER, True, masked > 0
-        text, cut = bounded(text, limit)
+        text, cut, masked = redacted(text, self._config.content_max_length, self._config.redactor)
         return text, cut, masked > 0
 
     def _content(self, attributes: dict[str, Any], text: str) -> None:
