@@ -1,0 +1,1 @@
+"""Robustness tests: real processes on loopback, killed, disconnected, flooded or slowed down."""
