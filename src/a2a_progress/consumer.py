@@ -459,7 +459,10 @@ class ProgressAssembler:
                 if update is not None:
                     updates.append(update)
         for artifact in task.artifacts:
-            turn.artifacts[artifact.artifact_id] = artifact
+            # A copy, as for artifact events: appends extend it, never the caller's Task.
+            copy = Artifact()
+            copy.CopyFrom(artifact)
+            turn.artifacts[artifact.artifact_id] = copy
         updates += self._status(task.id, task.context_id, task.status.state, current)
         return updates
 
