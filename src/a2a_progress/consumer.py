@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterable
+from collections.abc import AsyncGenerator, AsyncIterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -324,6 +324,18 @@ class _Turn:
         return closed
 
 
+def _current_turn(history: Sequence[Message]) -> Sequence[Message]:
+    """The messages of the task's current turn: those after its latest user message.
+
+    What comes before it is an earlier turn (one that ended INPUT_REQUIRED), whose seqs the
+    current turn starts over: replayed, they would pass for this turn's and hide its own.
+    """
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].role == Role.ROLE_USER:
+            return history[index + 1 :]
+    return history
+
+
 class ProgressAssembler:
     """Per-turn progress state for any number of concurrent turns, keyed by task id.
 
@@ -453,7 +465,7 @@ class ProgressAssembler:
         current = task.status.message if task.status.HasField("message") else None
         current_id = current.message_id if current is not None else None
         updates: list[Update] = []
-        for message in task.history:
+        for message in _current_turn(task.history):
             if message.role == Role.ROLE_AGENT and message.message_id != current_id:
                 update = self._progress(turn, message)
                 if update is not None:
