@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -421,11 +421,16 @@ class ProgressAssembler:
 
     def close(self, reason: EndReason = EndReason.STREAM_CLOSED) -> list[TurnOutcome]:
         """End every live turn (the stream ended, or shutdown): open calls end with ``reason``."""
-        outcomes = [
+        return self._close_turns(self._turns.keys(), reason)
+
+    def _close_turns(self, task_ids: Iterable[str], reason: EndReason) -> list[TurnOutcome]:
+        """End the live turns among ``task_ids``, oldest first."""
+        wanted = set(task_ids)
+        return [
             self._end_turn(turn, reason, None, terminal=False)
-            for turn in list(self._turns.values())
+            for task_id, turn in list(self._turns.items())
+            if task_id in wanted
         ]
-        return outcomes
 
     # -- event kinds -------------------------------------------------------------------------
 
@@ -651,13 +656,28 @@ async def follow(
     Errors from the source propagate.
     """
     assembler = assembler or ProgressAssembler()
+    # Only the turns of this source are closed at its end: a shared assembler may be following
+    # other sources' turns, which go on.
+    task_ids: set[str] = set()
     stream = _as_generator(events)
     async with contextlib.aclosing(stream):
         async for event in stream:
+            task_ids.add(_task_id(event))
             for update in assembler.feed(event):
                 yield update
-    for outcome in assembler.close(EndReason.STREAM_CLOSED):
+    for outcome in assembler._close_turns(task_ids, EndReason.STREAM_CLOSED):
         yield outcome
+
+
+def _task_id(
+    event: StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent,
+) -> str:
+    if isinstance(event, StreamResponse):
+        which = event.WhichOneof("payload")
+        if which is None:
+            return ""
+        event = getattr(event, which)
+    return event.id if isinstance(event, Task) else event.task_id
 
 
 async def _as_generator(
