@@ -160,6 +160,12 @@ class Envelope:
         _set_v(envelope, ENVELOPE_VERSION)
         return envelope
 
+    def __hash__(self) -> int:
+        # The generated hash would hash the payload, a mappingproxy, which is unhashable: every
+        # hash() raised TypeError. Equal envelopes agree on these fields (and (stream, seq)
+        # already tells envelopes of a turn apart, spec rule 3).
+        return hash((self.kind, self.seq, self.status, self.stream_key))
+
     @property
     def tool(self) -> str | None:
         """The tool name for ``tool_call`` / ``tool_output_append``, else None."""
