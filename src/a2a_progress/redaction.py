@@ -31,7 +31,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "url_credentials",
         r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
-        r"[a-zA-Z0-9+.-]*+://[^\s:/@]+:)[^\s@/]+(?=@)",
+        r"[a-zA-Z0-9+.-]*+://[^\s:/@]*:)[^\s@/]+(?=@)",  # the user may be empty (redis://:pw@)
     ),
     (
         "jwt",
