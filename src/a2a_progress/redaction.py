@@ -25,9 +25,14 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "auth_header",
         r"(?P<auth_header_keep>(?<![A-Za-z0-9_])(?i:(?:proxy-)?authorization)[\"']?\s*[:=]\s*"
-        r"[\"']?)[^\r\n\"']+",
+        r"[\"']?)(?:(?!-----BEGIN)[^\r\n\"'])+",
     ),
-    ("bearer", r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)\s+)[A-Za-z0-9\-._~+/]+=*"),
+    (
+        # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
+        "bearer",
+        r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)\s+)"
+        r"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{16})[A-Za-z0-9\-._~+/]+=*",
+    ),
     (
         "url_credentials",
         r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
@@ -54,10 +59,22 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "secret_pair",
         r"(?P<secret_pair_keep>(?i:(?<![\w.-])(?=[\w.-]*?(?:password|passwd|pwd|secret"
-        r"|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|token(?!s)))[\w.-]*+)"
-        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]+",
+        r"|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|token(?!s|iz)))[\w.-]*+)"
+        r"[\"']?\s*[:=]\s*[\"']?)(?:(?!-----BEGIN)[^\s\"',;&}])+",
     ),
 )
+
+
+_GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
+
+
+def _scoped(pattern: str) -> str:
+    """``(?i)x`` as ``(?i:x)``: global flags are only legal at the start of the whole regex."""
+    re.compile(pattern)  # a bad pattern fails here, naming itself rather than the alternation
+    flags = _GLOBAL_FLAGS.match(pattern)
+    if flags is None:
+        return pattern
+    return f"(?{flags.group(1)}:{pattern[flags.end() :]})"
 
 
 class Redactor:
@@ -72,7 +89,7 @@ class Redactor:
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
         patterns = list(_BUILTIN_PATTERNS)
-        patterns += [(f"extra_{i}", pattern) for i, pattern in enumerate(extra_patterns)]
+        patterns += [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
         self._regex = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in patterns))
         self._keep_groups = {
             name: f"{name}_keep" for name, pattern in patterns if "_keep>" in pattern
