@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import weakref
 from collections.abc import Generator, Mapping
 from enum import Enum
@@ -33,6 +34,17 @@ from a2a_progress.envelope import (
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
 
 logger = logging.getLogger(__name__)
+
+_LONE_SURROGATES: Final = re.compile("[\ud800-\udfff]")
+
+
+def _sendable(text: str) -> str:
+    """``text`` with lone surrogates (from "surrogateescape" decoding) as U+FFFD.
+
+    Protobuf refuses them: one in an update would fail the agent's ``enqueue_event``.
+    """
+    return text if text.isascii() else _LONE_SURROGATES.sub("\ufffd", text)
+
 
 _OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 KiB limit]"
 
@@ -226,7 +238,10 @@ class ProgressEmitter:
         ``stream_key`` defaults to ``tool_call_id``; with neither, the call is on the single
         aggregated stream (no ``streamKey`` on the wire).
         """
-        return ToolCall(self, tool, tool_call_id, stream_key or tool_call_id)
+        if tool_call_id is not None:
+            tool_call_id = _sendable(tool_call_id)
+        key = stream_key or tool_call_id
+        return ToolCall(self, tool, tool_call_id, None if key is None else _sendable(key))
 
     async def abort_open_calls(self, reason: str) -> None:
         """End every open tool call ``aborted`` with ``reason`` (errors from a closed queue are
@@ -296,6 +311,7 @@ class ProgressEmitter:
         self._open.pop(id(call), None)
 
     def _redact(self, text: str) -> str:
+        text = _sendable(text)
         return text if self._redactor is None else self._redactor.redact(text)
 
     async def _emit_text(
