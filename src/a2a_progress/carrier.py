@@ -77,10 +77,19 @@ def read_message(message: Message) -> Envelope | Rejected | None:
 
     At most one envelope per update (spec rule 1): later envelope-bearing Parts are ignored.
     """
-    for part in message.parts:
+    parts = message.parts
+    if len(parts) == 1:  # the norm (spec rule 2): indexing one Part is cheaper than iterating
+        return _read_part(parts[0])
+    for part in parts:
         if _has_envelope(part):
-            return decode(raw_envelope(part))
+            return decode(part.metadata[TFRS_KEY])
     return None
+
+
+def _read_part(part: Part) -> Envelope | Rejected | None:
+    # Tests for the key once, then indexes: raw_envelope() would test a second time (~1 us
+    # of protobuf Struct calls, for every envelope read).
+    return decode(part.metadata[TFRS_KEY]) if _has_envelope(part) else None
 
 
 def status_message(
@@ -106,6 +115,6 @@ def read_envelope(
 ) -> Envelope | Rejected | None:
     """The envelope carried by any of the A2A shapes that can hold one, or None."""
     if isinstance(source, Part):
-        return decode(raw_envelope(source)) if _has_envelope(source) else None
+        return _read_part(source)
     message = source if isinstance(source, Message) else status_message(source)
     return None if message is None else read_message(message)
