@@ -33,7 +33,7 @@ from a2a.types.a2a_pb2 import (
     TaskStatusUpdateEvent,
 )
 
-from a2a_progress.carrier import message_text, read_message
+from a2a_progress.carrier import message_text, read_envelope, read_message
 from a2a_progress.envelope import Envelope, Kind, Rejected, RejectReason, Status
 
 TERMINAL_STATES: Final = frozenset(
@@ -546,13 +546,20 @@ class ProgressAssembler:
     # -- progress ----------------------------------------------------------------------------
 
     def _progress(self, turn: _Turn, message: Message) -> ProgressUpdate | None:
-        found = read_message(message)
+        parts = message.parts
+        if len(parts) == 1:
+            # The norm (spec rule 2): one Part, the fallback beside the envelope. Read both from
+            # it at once: each pass over the parts builds protobuf wrappers again.
+            part = parts[0]
+            found = read_envelope(part)
+            text = part.text if part.HasField("text") else ""
+        else:
+            found, text = read_message(message), message_text(message)
         if isinstance(found, Envelope):
-            return self._envelope(turn, found, message)
+            return self._envelope(turn, found, text)
         if message.message_id and not turn.message_ids.add(message.message_id):
             self.last_outcome = Outcome.DUPLICATE
             return None
-        text = message_text(message)
         if found is None and not text:
             return None
         self.last_outcome = Outcome.DEGRADED
@@ -561,7 +568,7 @@ class ProgressAssembler:
             turn.task_id, turn.context_id, pseudo, text, degraded=True, rejected=found
         )
 
-    def _envelope(self, turn: _Turn, envelope: Envelope, message: Message) -> ProgressUpdate | None:
+    def _envelope(self, turn: _Turn, envelope: Envelope, fallback: str) -> ProgressUpdate | None:
         key = envelope.stream_id
         window = turn.streams.get(key)
         late = False
@@ -581,13 +588,7 @@ class ProgressAssembler:
         if forgotten:
             closed = forgotten + closed
         return _accepted(
-            turn,
-            envelope,
-            message_text(message),
-            late=late,
-            call=call,
-            opened=opened,
-            closed=closed,
+            turn, envelope, fallback, late=late, call=call, opened=opened, closed=closed
         )
 
     def _track_call(
