@@ -238,10 +238,10 @@ class ProgressEmitter:
         ``stream_key`` defaults to ``tool_call_id``; with neither, the call is on the single
         aggregated stream (no ``streamKey`` on the wire).
         """
-        if tool_call_id is not None:
-            tool_call_id = _sendable(tool_call_id)
         key = stream_key or tool_call_id
-        return ToolCall(self, tool, tool_call_id, None if key is None else _sendable(key))
+        # The key rides outside the payload: give it the payload's treatment (the same id
+        # always maps to the same key).
+        return ToolCall(self, tool, tool_call_id, None if key is None else self._redact(key))
 
     async def abort_open_calls(self, reason: str) -> None:
         """End every open tool call ``aborted`` with ``reason`` (errors from a closed queue are
