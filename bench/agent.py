@@ -1,0 +1,173 @@
+"""The benchmark agent, an in-process transport, and the telemetry set-ups the benches share.
+
+The agent is a real :class:`AgentExecutor` using :class:`ProgressEmitter`: per tool call it emits
+thinking, the ``tool_call`` start, progress text and the ``done``, i.e. 4 working updates, with
+texts of realistic sizes (workload.py), then completes the turn.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from a2a.client import BaseClient, ClientCallContext, ClientConfig
+from a2a.client.transports.base import ClientTransport
+from a2a.helpers import new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCard,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    TaskState,
+)
+from a2a.utils.proto_utils import to_stream_response
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+
+from a2a_progress import ProgressEmitter
+from a2a_progress.serve import build_agent_card
+from workload import prose
+
+UPDATES_PER_TOOL = 4
+"""Working updates per tool call: thinking, tool_call running, text, tool_call done."""
+
+_TOOLS = ("search_code", "read_file", "run_tests", "ci_status", "query_db")
+
+
+class ScriptedAgent(AgentExecutor):
+    """Runs the number of tool calls the request's text asks for (``"tools=N"``)."""
+
+    def __init__(self, seed: int = 13) -> None:
+        rng = random.Random(seed)
+        self._thoughts = [prose(rng, 150, 1500) for _ in range(32)]
+        self._notes = [prose(rng, 30, 300) for _ in range(32)]
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None
+        assert context.context_id is not None
+        assert context.message is not None
+        tools = int(context.get_user_input().removeprefix("tools="))
+        await event_queue.enqueue_event(
+            new_task(
+                context.task_id,
+                context.context_id,
+                TaskState.TASK_STATE_SUBMITTED,
+                history=[context.message],
+            )
+        )
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        async with ProgressEmitter(updater) as progress:
+            for index in range(tools):
+                await progress.thinking(self._thoughts[index % 32])
+                async with progress.tool_call(_TOOLS[index % 5], f"call-{index}"):
+                    await progress.text(self._notes[index % 32])
+            await progress.complete(f"ran {tools} tools")
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def request(tools: int) -> SendMessageRequest:
+    """A new turn asking for ``tools`` tool calls."""
+    return SendMessageRequest(
+        message=Message(
+            message_id=f"ask-{time.monotonic_ns()}",
+            role=Role.ROLE_USER,
+            parts=[Part(text=f"tools={tools}")],
+        )
+    )
+
+
+@dataclass
+class TurnResult:
+    """What the caller saw of one turn."""
+
+    events: int = 0
+    states: list[int] = field(default_factory=list)
+
+    @property
+    def completed(self) -> bool:
+        return bool(self.states) and self.states[-1] == TaskState.TASK_STATE_COMPLETED
+
+
+async def run_turn(client: Any, tools: int) -> TurnResult:
+    """Send one streaming turn and read it to the end, as a plain caller does."""
+    result = TurnResult()
+    stream: AsyncIterator[StreamResponse] = client.send_message(request(tools))
+    async for event in stream:
+        result.events += 1
+        if event.HasField("status_update"):
+            result.states.append(event.status_update.status.state)
+    return result
+
+
+class InProcessTransport(ClientTransport):
+    """A client transport that calls the request handler directly: no network, no encoding.
+
+    Used by the in-process bench so that only the a2a-sdk stacks and our hooks are timed. The
+    call's service parameters become the server context's headers, as the HTTP routes make
+    them, so trace context still reaches the callee.
+    """
+
+    def __init__(self, handler: DefaultRequestHandler) -> None:
+        self._handler = handler
+
+    async def send_message_streaming(
+        self, request: SendMessageRequest, *, context: ClientCallContext | None = None
+    ) -> AsyncGenerator[StreamResponse]:
+        headers = dict(context.service_parameters or {}) if context is not None else {}
+        server_context = ServerCallContext(state={"headers": headers})
+        async for event in self._handler.on_message_send_stream(request, server_context):
+            yield to_stream_response(event)
+
+    async def close(self) -> None:
+        return None
+
+    def _unsupported(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise NotImplementedError("the bench only streams")
+
+    send_message = get_task = list_tasks = cancel_task = _unsupported
+    create_task_push_notification_config = _unsupported
+    get_task_push_notification_config = _unsupported
+    list_task_push_notification_configs = _unsupported
+    delete_task_push_notification_config = _unsupported
+    subscribe = get_extended_agent_card = _unsupported
+
+
+def in_process_client(agent: AgentExecutor) -> tuple[BaseClient, DefaultRequestHandler]:
+    """A real handler for ``agent`` and a real client wired to it in process.
+
+    Build it after instrumenting: the instrumentor proxies executors given to handlers built
+    while it is on.
+    """
+    card: AgentCard = build_agent_card(
+        "bench agent", description="benchmark", http_url="http://in-process", grpc_target=None
+    )
+    handler = DefaultRequestHandler(agent, InMemoryTaskStore(), card)
+    client = BaseClient(card, ClientConfig(streaming=True), InProcessTransport(handler), [])
+    return client, handler
+
+
+def tracer_provider(service: str, exporter: SpanExporter) -> TracerProvider:
+    """A provider exporting through a default BatchSpanProcessor, as a deployment has."""
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    return provider
+
+
+def cpu_and_wall(fn: Callable[[], None]) -> tuple[float, float]:
+    """(process CPU seconds, all threads; wall seconds) that ``fn()`` took."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - cpu, time.perf_counter() - wall

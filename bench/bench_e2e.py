@@ -1,0 +1,243 @@
+"""e2e_loopback, e2e_dead_collector, concurrency: real servers, real clients, real exporters.
+
+Each repetition serves the benchmark agent (agent.py) with ``a2a_progress.serve.serve_agent`` on
+127.0.0.1 and streams turns over JSON-RPC 1.0 with ``create_client``; server and client share this
+process and its event loop. Instrumented arms switch :class:`A2AProgressInstrumentor` on with one
+TracerProvider per side (services ``bench-caller`` / ``bench-callee``), each a default
+BatchSpanProcessor into an OTLP/HTTP span exporter, and an SDK meter provider exporting OTLP/HTTP
+metrics, all to the receiver the parent bench process runs (``BENCH_OTLP_ENDPOINT``), so the
+collector's work is not charged to the agents. Uninstrumented arms switch it off.
+
+Arms alternate in this one process: instrumenting and uninstrumenting between repetitions is
+what the instrumentor supports, each repetition starts its own server and client after the
+switch (so an off arm has no executor proxy left over), and it keeps both arms on the same warm
+interpreter, which separate processes would not. The clock runs while the turns run; server
+start and stop, and the flush of the spans still queued at the end (less than one export batch;
+the rest were exported in the background during the run), are outside it. The figure is the
+process's CPU time (user + system, all threads: the exporter threads count); wall-clock medians
+are reported beside it. The parent process then checks every span at the receiver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.serve import create_client, serve_agent
+from agent import UPDATES_PER_TOOL, ScriptedAgent, TurnResult, run_turn, tracer_provider
+from benchlib import Figure, interleave, ratio_figure
+
+ENDPOINT_ENV = "BENCH_OTLP_ENDPOINT"
+
+
+def refused_endpoint() -> str:
+    """An OTLP endpoint on loopback where nothing listens: every connection is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+class Telemetry:
+    """Both sides' providers for one instrumented repetition, exporting to ``endpoint``."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.span_exporters = [
+            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"),
+            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"),
+        ]
+        self.caller = tracer_provider("bench-caller", self.span_exporters[0])
+        self.callee = tracer_provider("bench-callee", self.span_exporters[1])
+        self.metric_exporter = OTLPMetricExporter(endpoint=f"{endpoint}/v1/metrics")
+        self.meters = MeterProvider(
+            metric_readers=[PeriodicExportingMetricReader(self.metric_exporter)]
+        )
+
+    def kwargs(self) -> dict[str, Any]:
+        return {
+            "caller_tracer_provider": self.caller,
+            "callee_tracer_provider": self.callee,
+            "meter_provider": self.meters,
+        }
+
+    def shutdown(self, *, dead: bool) -> None:
+        if dead:
+            # Nothing can be delivered: stop the exporters first, so the final flush gives up
+            # at once instead of retrying for the default 10 s export timeout.
+            for exporter in self.span_exporters:
+                exporter.shutdown()
+            self.metric_exporter.shutdown()
+        for provider in (self.caller, self.callee, self.meters):
+            provider.shutdown()
+
+
+class Bench:
+    """Runs repetitions of ``turns`` turns of ``tools`` tool calls, ``concurrent`` at a time."""
+
+    def __init__(self, turns: int, tools: int, concurrent: int) -> None:
+        self.turns, self.tools, self.concurrent = turns, tools, concurrent
+        self.agent = ScriptedAgent()
+        self.instrumentor = A2AProgressInstrumentor()
+        self.runner = asyncio.Runner()
+        self.walls: dict[str, list[float]] = {}
+        self.instrumented_reps = 0
+
+    @property
+    def updates(self) -> int:
+        return self.turns * self.tools * UPDATES_PER_TOOL
+
+    async def _serve_and_run(self) -> tuple[float, float]:
+        async with serve_agent(self.agent, grpc_port=None) as served:
+            client = create_client(served.card_for("jsonrpc"))
+            try:
+                await run_turn(client, 1)  # connection set up, outside the clock
+                return await self._timed_turns(client)
+            finally:
+                await client.close()
+
+    async def _timed_turns(self, client: Any) -> tuple[float, float]:
+        results: list[TurnResult] = []
+        cpu, wall = time.process_time(), time.perf_counter()
+        for _ in range(self.turns // self.concurrent):
+            turns = (run_turn(client, self.tools) for _ in range(self.concurrent))
+            results += await asyncio.gather(*turns)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        if len(results) != self.turns or not all(result.completed for result in results):
+            raise AssertionError("a turn did not complete")
+        return cpu, wall
+
+    def arm(self, label: str, endpoint: str | None) -> Callable[[], float]:
+        """One arm: instrumented and exporting to ``endpoint``, or (None) uninstrumented."""
+
+        def run() -> float:
+            telemetry = Telemetry(endpoint) if endpoint is not None else None
+            if telemetry is not None:
+                self.instrumentor.instrument(**telemetry.kwargs())
+            try:
+                cpu, wall = self.runner.run(self._serve_and_run())
+            finally:
+                if telemetry is not None:
+                    self.instrumentor.uninstrument()
+                    telemetry.shutdown(dead=label == "dead")
+            if label == "live":
+                self.instrumented_reps += 1
+            self.walls.setdefault(label, []).append(wall)
+            return cpu
+
+        return run
+
+    def figure(
+        self,
+        name: str,
+        samples: tuple[list[float], list[float]],
+        labels: tuple[str, str],
+        *,
+        target: float,
+        notes: str,
+    ) -> Figure:
+        wall_a, wall_b = (statistics.median(self.walls[label][1:]) for label in labels)
+        return ratio_figure(
+            name,
+            samples,
+            unit="s",
+            scale=1.0,
+            target=target,
+            notes=(
+                f"{notes}; process CPU time; wall-clock medians {wall_a:.3f} s vs "
+                f"{wall_b:.3f} s (ratio {wall_a / wall_b:.3f})"
+            ),
+            extra={
+                "wall_ratio": round(wall_a / wall_b, 4),
+                # The parent checks these at the receiver (run.py).
+                "expect_spans": {
+                    "reps": self.instrumented_reps,
+                    "turns_per_rep": self.turns,
+                    "tools_per_trace": self.tools,
+                    "warmup_tools": 1,
+                },
+            },
+        )
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+def _endpoint() -> str:
+    return os.environ[ENDPOINT_ENV]
+
+
+def run_loopback(quick: bool) -> Figure:
+    bench = Bench(turns=4 if quick else 20, tools=25, concurrent=1)
+    try:
+        samples = interleave(
+            bench.arm("live", _endpoint()), bench.arm("off", None), reps=3 if quick else 5
+        )
+        return bench.figure(
+            "e2e_loopback",
+            samples,
+            ("live", "off"),
+            target=1.10,
+            notes=(
+                f"{bench.updates} working updates per repetition ({bench.turns} turns x "
+                f"{bench.tools} tool calls x {UPDATES_PER_TOOL}) over JSON-RPC streaming, "
+                "instrumented (OTLP/HTTP to a live receiver) vs uninstrumented"
+            ),
+        )
+    finally:
+        bench.close()
+
+
+def run_dead_collector(quick: bool) -> Figure:
+    bench = Bench(turns=4 if quick else 20, tools=25, concurrent=1)
+    try:
+        samples = interleave(
+            bench.arm("dead", refused_endpoint()),
+            bench.arm("live", _endpoint()),
+            reps=3 if quick else 5,
+        )
+        return bench.figure(
+            "e2e_dead_collector",
+            samples,
+            ("dead", "live"),
+            target=1.05,
+            notes=(
+                f"{bench.updates} working updates per repetition over JSON-RPC streaming, both "
+                "arms instrumented: OTLP endpoint refusing connections vs a live receiver"
+            ),
+        )
+    finally:
+        bench.close()
+
+
+def run_concurrency(quick: bool) -> Figure:
+    bench = Bench(
+        turns=10 if quick else 50, tools=8 if quick else 40, concurrent=10 if quick else 50
+    )
+    try:
+        samples = interleave(
+            bench.arm("live", _endpoint()), bench.arm("off", None), reps=3 if quick else 5
+        )
+        return bench.figure(
+            "concurrency",
+            samples,
+            ("live", "off"),
+            target=1.15,
+            notes=(
+                f"{bench.concurrent} concurrent turns x {bench.tools} tool calls "
+                f"({bench.updates} working updates) over JSON-RPC streaming, both sides "
+                "instrumented vs uninstrumented"
+            ),
+        )
+    finally:
+        bench.close()

@@ -1,0 +1,186 @@
+"""What every benchmark shares: process settings, interleaved timing, figures, memory readings.
+
+The machine is shared and noisy, so every ratio comes from arms run in the same process,
+interleaved A, B, B, A, A, B, ... (the order flips each time, so drift hits both arms alike),
+after a warm-up, and is the ratio of the two medians over the repetitions. CPU-bound figures
+alternate within each repetition too, every few milliseconds (:func:`alternating`).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+BENCH_DIR = Path(__file__).resolve().parent
+
+# a2a-sdk's own tracing (66-88 spans per streaming call) is not ours to measure. It is read when
+# a2a is imported: run.py sets it first, and every subprocess inherits it.
+BENCH_ENV = {"OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
+
+
+def configure_process() -> None:
+    """Apply :data:`BENCH_ENV`; call before anything imports a2a."""
+    os.environ.update(BENCH_ENV)
+
+
+Arm = Callable[[], float]
+"""Runs one repetition of one arm and returns the seconds it measured (setup excluded)."""
+
+
+def interleave(a: Arm, b: Arm, *, reps: int, warmup: int = 1) -> tuple[list[float], list[float]]:
+    """Run ``a`` and ``b`` alternately: ``warmup`` untimed pairs, then ``reps`` timed pairs."""
+    for _ in range(warmup):
+        a()
+        b()
+    samples_a: list[float] = []
+    samples_b: list[float] = []
+    for rep in range(reps):
+        gc.collect()
+        if rep % 2 == 0:
+            samples_a.append(a())
+            gc.collect()
+            samples_b.append(b())
+        else:
+            samples_b.append(b())
+            gc.collect()
+            samples_a.append(a())
+    return samples_a, samples_b
+
+
+def alternating(
+    a: Callable[[T], object], b: Callable[[T], object], chunks: Sequence[T]
+) -> tuple[float, float]:
+    """Seconds ``a`` and ``b`` spent over every chunk, alternating chunk by chunk.
+
+    For CPU-bound, single-threaded figures. The clock is this thread's CPU time: on a shared
+    machine the process is preempted for milliseconds at a time, and wall time would charge
+    that to whichever arm was running. Chunks take milliseconds, so both arms also see the same
+    cache and frequency conditions. The first arm flips with every chunk.
+    """
+    clock = time.thread_time
+    total_a = total_b = 0.0
+    for index, chunk in enumerate(chunks):
+        if index % 2 == 0:
+            start = clock()
+            a(chunk)
+            middle = clock()
+            b(chunk)
+            total_a += middle - start
+            total_b += clock() - middle
+        else:
+            start = clock()
+            b(chunk)
+            middle = clock()
+            a(chunk)
+            total_b += middle - start
+            total_a += clock() - middle
+    return total_a, total_b
+
+
+def timed(fn: Callable[[], object]) -> float:
+    """Seconds ``fn()`` took."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+@dataclass
+class Figure:
+    """One row of the results: ``value`` (candidate) against ``baseline`` (same run)."""
+
+    name: str
+    value: float
+    unit: str
+    baseline: float | None
+    ratio: float | None
+    target: float
+    notes: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the target is met: the ratio when there is one, else the value."""
+        measured = self.ratio if self.ratio is not None else self.value
+        return measured <= self.target
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "unit": self.unit,
+            "baseline": self.baseline,
+            "ratio": self.ratio,
+            "target": self.target,
+            "passed": self.passed,
+            "notes": self.notes,
+            **self.extra,
+        }
+
+
+def ratio_figure(
+    name: str,
+    samples: tuple[list[float], list[float]],
+    *,
+    unit: str,
+    scale: float,
+    target: float,
+    notes: str = "",
+    extra: dict[str, Any] | None = None,
+) -> Figure:
+    """A figure from interleaved samples: medians times ``scale`` (e.g. 1e6 / ops for us/op)."""
+    candidate, baseline = samples
+    value = statistics.median(candidate) * scale
+    base = statistics.median(baseline) * scale
+    return Figure(
+        name=name,
+        value=round(value, 4),
+        unit=unit,
+        baseline=round(base, 4),
+        ratio=round(value / base, 4),
+        target=target,
+        notes=notes,
+        extra={
+            "reps": len(candidate),
+            "samples": {
+                "value": [round(s * scale, 4) for s in candidate],
+                "baseline": [round(s * scale, 4) for s in baseline],
+            },
+            **(extra or {}),
+        },
+    )
+
+
+def _status_kb(field_name: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field_name + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field_name} not in /proc/self/status")
+
+
+def reset_peak_rss() -> bool:
+    """Reset this process's peak RSS to its current RSS (Linux >= 4.0); False if refused."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as clear_refs:
+            clear_refs.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def rss_kb() -> int:
+    """Current resident set size, KiB."""
+    return _status_kb("VmRSS")
+
+
+def peak_rss_kb() -> int:
+    """Peak resident set size since start or the last :func:`reset_peak_rss`, KiB."""
+    return _status_kb("VmHWM")

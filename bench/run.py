@@ -1,0 +1,217 @@
+"""Run the benchmarks, print the table, write bench/results.json.
+
+Usage::
+
+    python bench/run.py                   # every figure (~10 minutes on 2 cores)
+    python bench/run.py --quick           # smaller runs, written to bench/results.quick.json
+    python bench/run.py --only NAME ...   # some figures; merged into the results file
+
+Each figure runs in a fresh worker process (``--worker NAME``), so one figure's heap, threads
+and patches never touch the next one's timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchlib import BENCH_DIR, Figure, configure_process
+
+configure_process()
+
+FIGURES = (
+    "codec_roundtrip",
+    "consumer_throughput",
+    "consumer_memory",
+    "bridge_inprocess",
+    "e2e_loopback",
+    "e2e_dead_collector",
+    "concurrency",
+)
+
+
+# Figures whose worker exports OTLP to a receiver in this process.
+E2E_FIGURES = ("e2e_loopback", "e2e_dead_collector", "concurrency")
+
+
+def _runner(name: str) -> Callable[[bool], Figure]:
+    # Imported here: a worker loads only what its figure needs.
+    if name == "codec_roundtrip":
+        import bench_codec
+
+        return bench_codec.run
+    if name == "consumer_throughput":
+        import bench_consumer
+
+        return bench_consumer.run_throughput
+    if name == "consumer_memory":
+        import bench_consumer
+
+        return bench_consumer.run_memory
+    if name == "bridge_inprocess":
+        import bench_bridge
+
+        return bench_bridge.run
+    import bench_e2e
+
+    return {
+        "e2e_loopback": bench_e2e.run_loopback,
+        "e2e_dead_collector": bench_e2e.run_dead_collector,
+        "concurrency": bench_e2e.run_concurrency,
+    }[name]
+
+
+def _worker(name: str, quick: bool) -> None:
+    figure = _runner(name)(quick)
+    print(json.dumps(figure.as_json()))
+
+
+def _run_worker(name: str, quick: bool) -> dict[str, Any]:
+    command = [sys.executable, str(Path(__file__).resolve()), "--worker", name]
+    if quick:
+        command.append("--quick")
+    started = time.monotonic()
+    receiver = None
+    env = dict(os.environ)
+    if name in E2E_FIGURES:
+        # The collector lives here, not in the worker: its CPU is not the agents'.
+        from a2a_progress.otlp_receiver import OtlpReceiver
+
+        receiver = OtlpReceiver(http_port=0, grpc_port=None).start()
+        env["BENCH_OTLP_ENDPOINT"] = receiver.http_endpoint
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+        if done.returncode != 0:
+            sys.stderr.write(done.stderr)
+            raise SystemExit(f"{name}: worker failed with exit code {done.returncode}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        if receiver is not None:
+            _verify_spans(result, receiver)
+    finally:
+        if receiver is not None:
+            receiver.stop()
+    result["seconds"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
+    """Check, at the receiver, every span the worker's instrumented repetitions exported.
+
+    Each repetition runs one warm-up turn of ``warmup_tools`` tool calls, then
+    ``turns_per_rep`` turns of ``tools_per_trace``. Per trace (one turn): one caller CLIENT
+    span, one callee SERVER span under it, and on each side one ``execute_tool`` span per tool
+    call under that side's turn span, ended ``done`` with no error.
+    """
+    expect = result.pop("expect_spans")
+    reps, turns = expect["reps"], expect["turns_per_rep"]
+    tools, warmup_tools = expect["tools_per_trace"], expect["warmup_tools"]
+    wanted_spans = 2 * reps * (turns * (1 + tools) + 1 + warmup_tools)
+    problems: list[str] = []
+    try:
+        spans = receiver.wait_for_spans(lambda got: len(got) >= wanted_spans, timeout=30)
+    except TimeoutError:
+        spans = receiver.spans()
+    if len(spans) != wanted_spans:
+        problems.append(f"{len(spans)} spans received, {wanted_spans} expected")
+    by_trace: dict[str, list[Any]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    sizes: dict[int, int] = {}
+    for trace_spans in by_trace.values():
+        problem = _trace_problem(trace_spans)
+        if problem:
+            problems.append(problem)
+        n_tools = sum(s.name.startswith("execute_tool") for s in trace_spans) // 2
+        sizes[n_tools] = sizes.get(n_tools, 0) + 1
+    wanted_sizes = {tools: reps * turns, warmup_tools: reps}
+    if sizes != wanted_sizes:
+        problems.append(f"traces by tool calls {sizes}, expected {wanted_sizes}")
+    result["spans_verified"] = not problems
+    result["spans_received"] = len(spans)
+    verdict = "every span correct" if not problems else "SPAN PROBLEMS: " + "; ".join(problems[:5])
+    result["notes"] += f"; at the receiver: {len(spans)} spans in {len(by_trace)} traces, {verdict}"
+
+
+def _trace_problem(spans: list[Any]) -> str | None:
+    calls = [s for s in spans if s.kind == "CLIENT" and s.service_name == "bench-caller"]
+    executions = [s for s in spans if s.kind == "SERVER" and s.service_name == "bench-callee"]
+    if len(calls) != 1 or len(executions) != 1:
+        return f"trace with {len(calls)} caller and {len(executions)} callee turn spans"
+    call, execution = calls[0], executions[0]
+    if execution.parent_span_id != call.span_id:
+        return "callee turn span not under the caller's"
+    for span in spans:
+        if span in (call, execution):
+            continue
+        parent = call if span.service_name == "bench-caller" else execution
+        if not span.name.startswith("execute_tool") or span.parent_span_id != parent.span_id:
+            return f"stray span {span.service_name}/{span.name}"
+        if span.attributes.get("a2a.progress.end_reason") != "done" or span.status_code == "ERROR":
+            return f"tool span ended {span.attributes.get('a2a.progress.end_reason')}"
+    return None
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    """The results as a Markdown table."""
+    rows = [
+        "| name | value | baseline | ratio | target | met | time |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        target = (
+            f"ratio <= {r['target']}" if r["ratio"] is not None else f"<= {r['target']} {r['unit']}"
+        )
+        rows.append(
+            f"| {r['name']} | {_fmt(r['value'])} {r['unit']} | {_fmt(r['baseline'])} "
+            f"| {_fmt(r['ratio'])} | {target} | {'yes' if r['passed'] else 'NO'} "
+            f"| {r.get('seconds', '-')} s |"
+        )
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs (a smoke test)")
+    parser.add_argument("--only", nargs="+", choices=FIGURES, metavar="NAME", help="these figures")
+    parser.add_argument("--worker", choices=FIGURES, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker, args.quick)
+        return
+    names = [name for name in FIGURES if not args.only or name in args.only]
+    out = BENCH_DIR / ("results.quick.json" if args.quick else "results.json")
+    previous = json.loads(out.read_text()) if args.only and out.exists() else []
+    merged = {r["name"]: r for r in previous}
+    results = []
+    for name in names:
+        print(f"running {name} ...", flush=True)
+        result = _run_worker(name, args.quick)
+        print(
+            f"  {result['name']}: {_fmt(result['value'])} {result['unit']}, "
+            f"ratio {_fmt(result['ratio'])} ({result['seconds']} s)",
+            flush=True,
+        )
+        results.append(result)
+        merged[name] = result
+        ordered = [merged[n] for n in FIGURES if n in merged]
+        out.write_text(
+            json.dumps(ordered, indent=2) + "\n"
+        )  # after each figure: partial runs survive
+    print()
+    print(table(results))
+    print(f"\nwritten to {out.relative_to(BENCH_DIR.parent)}")
+
+
+if __name__ == "__main__":
+    main()
