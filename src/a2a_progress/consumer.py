@@ -455,13 +455,13 @@ class ProgressAssembler:
         if turn is None:
             return []
         turn.state = state
+        if state == _WORKING:  # almost every event; WORKING is neither terminal nor interrupted
+            update = None if message is None else self._progress(turn, message)
+            return [] if update is None else [update]
         if state in TERMINAL_STATES or state in INTERRUPTED_STATES:
             reason = _TERMINAL_END_REASON.get(state, EndReason.STREAM_CLOSED)
             return [self._end_turn(turn, reason, message, terminal=state in TERMINAL_STATES)]
-        if message is None or state != _WORKING:
-            return []
-        update = self._progress(turn, message)
-        return [] if update is None else [update]
+        return []
 
     def _snapshot(self, task: Task) -> list[Update]:
         turn = self._turn(task.id, task.context_id)
@@ -595,32 +595,32 @@ class ProgressAssembler:
         self, turn: _Turn, envelope: Envelope, key: str
     ) -> tuple[CallRecord | None, bool, tuple[CallRecord, ...]]:
         call = turn.calls.get(key)
-        seq = envelope.seq
-        is_call_kind = envelope.kind is Kind.TOOL_CALL or envelope.kind is Kind.TOOL_OUTPUT_APPEND
-        if envelope.status is Status.RUNNING:
-            if envelope.kind is not Kind.TOOL_CALL:
-                if call is not None and call.is_open:
+        seq, kind, status = envelope.seq, envelope.kind, envelope.status
+        # Runs once per envelope: end_reason is tested directly (what is_open does).
+        if status is Status.RUNNING:
+            if kind is not Kind.TOOL_CALL:
+                if call is not None and call.end_reason is None:
                     call.last_seq = max(call.last_seq, seq)
                     return call, False, ()
                 return None, False, ()
-            if call is not None and call.is_open:
+            if call is not None and call.end_reason is None:
                 if seq <= call.first_seq:
                     # The start of the open call arriving late (or a stale restart): no new call.
-                    call.first_seq = min(call.first_seq, seq)
+                    call.first_seq = seq
                     return call, False, ()
                 call._end(EndReason.SUPERSEDED)
                 return self._new_call(turn, envelope), True, (call,)
             if call is not None and seq <= call.last_seq:
                 return call, False, ()  # the late start of a call that already ended
             return self._new_call(turn, envelope), True, ()
-        reason = EndReason.DONE if envelope.status is Status.DONE else EndReason.ABORTED
-        if call is not None and call.is_open and seq >= call.first_seq:
+        reason = EndReason.DONE if status is Status.DONE else EndReason.ABORTED
+        if call is not None and call.end_reason is None and seq >= call.first_seq:
             call.last_seq = max(call.last_seq, seq)
             call._end(reason)
             return call, False, (call,)
         if call is not None and seq <= call.last_seq:
             return call, False, ()
-        if not is_call_kind:
+        if kind is not Kind.TOOL_CALL and kind is not Kind.TOOL_OUTPUT_APPEND:
             return None, False, ()
         # The end arrived before its start: still exactly one call, opened and ended at once.
         call = self._new_call(turn, envelope)
