@@ -646,6 +646,25 @@ def test_a_snapshot_repeating_seen_envelopes_yields_nothing_new() -> None:
     assert update.closed[0].end_reason is EndReason.DONE
 
 
+def test_on_discard_reports_each_repeat_even_beside_new_progress() -> None:
+    discarded: list[Outcome] = []
+    assembler = ProgressAssembler(on_discard=discarded.append)
+    user = message([Part(text="please")], role=Role.ROLE_USER)
+    sent = [envelope_message(think(1)), envelope_message(think(2))]
+    plain_msg = message([Part(text="plain progress")])
+    for msg in [*sent, plain_msg]:
+        assembler.feed(status_event(WORKING, msg))
+    assert discarded == []
+    # A snapshot repeating three updates and bringing one new one: three discards, one update.
+    newer = envelope_message(think(3))
+    updates = assembler.feed(snapshot(WORKING, [user, *sent, plain_msg], current=newer))
+    assert [u.envelope.seq for u in updates if isinstance(u, ProgressUpdate)] == [3]
+    assert discarded == [Outcome.DUPLICATE] * 3
+    assembler.feed(status_event(COMPLETED, message([Part(text="bye")])))
+    assembler.feed(status_event(WORKING, envelope_message(think(4))))
+    assert discarded[-1] is Outcome.AFTER_TERMINAL
+
+
 def test_a_first_snapshot_replays_its_history_in_order_then_ends() -> None:
     assembler = ProgressAssembler()
     user = message([Part(text="please")], role=Role.ROLE_USER)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -350,6 +350,9 @@ class ProgressAssembler:
         finished_memory: how many ended task ids are remembered so that late envelopes for them
             change nothing.
 
+        on_discard: called with the reason (duplicate, stale, after_terminal) each time an
+            envelope or plain update is consumed without producing an update, e.g. for metrics.
+
     ``last_outcome`` tells what the latest :meth:`feed` did (accepted, duplicate, degraded, ...).
     """
 
@@ -360,7 +363,9 @@ class ProgressAssembler:
         max_streams: int = 16384,
         max_turns: int = 10000,
         finished_memory: int = 4096,
+        on_discard: Callable[[Outcome], None] | None = None,
     ) -> None:
+        self._on_discard = on_discard
         self._window = reorder_window
         self._window_mask = (1 << reorder_window) - 1
         self._max_streams = max_streams
@@ -434,12 +439,17 @@ class ProgressAssembler:
 
     # -- event kinds -------------------------------------------------------------------------
 
+    def _discard(self, outcome: Outcome) -> None:
+        self.last_outcome = outcome
+        if self._on_discard is not None:
+            self._on_discard(outcome)
+
     def _turn(self, task_id: str, context_id: str) -> _Turn | None:
         turn = self._turns.get(task_id)
         if turn is not None:
             return turn
         if task_id in self._finished._keys:
-            self.last_outcome = Outcome.AFTER_TERMINAL
+            self._discard(Outcome.AFTER_TERMINAL)
             return None
         turn = self._turns[task_id] = _Turn(task_id, context_id)
         if len(self._turns) > self._max_turns:
@@ -558,7 +568,7 @@ class ProgressAssembler:
         if isinstance(found, Envelope):
             return self._envelope(turn, found, text)
         if message.message_id and not turn.message_ids.add(message.message_id):
-            self.last_outcome = Outcome.DUPLICATE
+            self._discard(Outcome.DUPLICATE)
             return None
         if found is None and not text:
             return None
@@ -580,7 +590,7 @@ class ProgressAssembler:
         else:
             verdict = window.add(envelope.seq, self._window, self._window_mask)
             if verdict is Outcome.DUPLICATE or verdict is Outcome.STALE:
-                self.last_outcome = verdict
+                self._discard(verdict)
                 return None
             late = verdict is Outcome.ACCEPTED
         self.last_outcome = Outcome.ACCEPTED

@@ -245,7 +245,7 @@ class TurnTelemetry:
         self._observer = observer
         self._span = span
         self._span_events = _EventBuffer(span, self._config.max_events_per_span)
-        self._assembler = ProgressAssembler()
+        self._assembler = ProgressAssembler(on_discard=self._count_discard)
         self._tools: dict[int, _ToolSpan] = {}
         self._context = trace.set_span_in_context(span)
         self._task_id: str | None = None
@@ -272,8 +272,6 @@ class TurnTelemetry:
         try:
             self._note_ids(event)
             updates = self._assembler.feed(event)
-            if not updates:
-                self._count_silent(self._assembler.last_outcome)
             for update in updates:
                 if isinstance(update, TurnOutcome):
                     self._close_calls(update.closed)
@@ -355,9 +353,9 @@ class TurnTelemetry:
         if state:
             self._state = state
 
-    def _count_silent(self, outcome: Outcome) -> None:
-        if outcome in (Outcome.DUPLICATE, Outcome.STALE, Outcome.AFTER_TERMINAL):
-            self._metrics.count_envelope(Outcome.DUPLICATE.value, self._observer)
+    def _count_discard(self, outcome: Outcome) -> None:
+        # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
+        self._metrics.count_envelope(Outcome.DUPLICATE.value, self._observer)
 
     # -- progress ------------------------------------------------------------------------------
 
