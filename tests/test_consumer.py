@@ -545,21 +545,18 @@ def test_reply_comes_from_the_artifacts_when_the_status_has_no_text() -> None:
         assembler,
         [
             working(think(1)),
-            artifact_event("answer", "first chunk"),
-            artifact_event("answer", "second chunk", append=True),
+            artifact_event("answer", "Hel"),
+            artifact_event("answer", "lo, ", append=True),
             artifact_event("notes", "a note"),
-            artifact_event("answer", "third chunk", append=True),
+            artifact_event("answer", "world", append=True),
             terminal(COMPLETED),
         ],
     )
     [outcome] = outcomes_of(updates)
-    assert outcome.reply.split("\n") == ["first chunk", "second chunk", "third chunk", "a note"]
+    # Appended chunks continue the text they follow; separate artifacts are separate lines.
+    assert outcome.reply.split("\n") == ["Hello, world", "a note"]
     assert [a.artifact_id for a in outcome.artifacts] == ["answer", "notes"]
-    assert [p.text for p in outcome.artifacts[0].parts] == [
-        "first chunk",
-        "second chunk",
-        "third chunk",
-    ]
+    assert [p.text for p in outcome.artifacts[0].parts] == ["Hello, world"]
 
 
 def test_a_non_append_artifact_replaces_the_earlier_one() -> None:
@@ -601,7 +598,7 @@ def test_appending_artifacts_does_not_touch_the_callers_objects() -> None:
     )
     assert [first.SerializeToString(), task.SerializeToString()] == before
     [outcome] = outcomes_of(assembler.feed(terminal(COMPLETED)))
-    assert outcome.reply.split("\n") == ["one", "two", "b1", "b2"]
+    assert outcome.reply.split("\n") == ["onetwo", "b1b2"]
 
 
 @pytest.mark.parametrize("state", [COMPLETED, FAILED, CANCELED, REJECTED])

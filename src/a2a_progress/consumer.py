@@ -499,7 +499,16 @@ class ProgressAssembler:
             return
         known = turn.artifacts.get(event.artifact.artifact_id)
         if event.append and known is not None:
-            known.parts.extend(event.artifact.parts)
+            parts = list(event.artifact.parts)
+            # A streamed chunk continues the text before it ("Hel" + "lo"), it is no new line.
+            if (
+                parts
+                and known.parts
+                and parts[0].HasField("text")
+                and known.parts[-1].HasField("text")
+            ):
+                known.parts[-1].text += parts.pop(0).text
+            known.parts.extend(parts)
         else:
             copy = Artifact()
             copy.CopyFrom(event.artifact)
