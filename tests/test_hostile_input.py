@@ -12,9 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.types.a2a_pb2 import (
@@ -36,11 +34,9 @@ from opentelemetry.trace import SpanKind
 
 from a2a_progress.carrier import TFRS_KEY, read_envelope
 from a2a_progress.consumer import (
-    CallRecord,
     EndReason,
     ProgressAssembler,
     ProgressUpdate,
-    TurnOutcome,
 )
 from a2a_progress.envelope import (
     HARD_LIMIT_BYTES,
@@ -57,6 +53,7 @@ from a2a_progress.otel import bridge as bridge_module
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import TurnTelemetry, end_live_turns
 from a2a_progress.otel.config import NAME_MAX_LENGTH
+from faults.assembly import assemble_checked, snapshot
 from faults.telemetry import CREDENTIALS, MARKER, Pipeline, leaks, no_complaints, telemetry_problems
 
 SETTINGS = settings(
@@ -403,10 +400,6 @@ def test_decode_reads_what_a_producer_writes(wire: dict[str, Any], ascii_only: b
     assert_round_trips(found)
 
 
-def snapshot(event: StreamResponse | Part | Message) -> bytes:
-    return event.SerializeToString(deterministic=True)
-
-
 @SETTINGS
 @given(shape=metadata_shapes(), fallback=fallback_texts)
 def test_read_envelope_takes_any_metadata_shape(
@@ -437,45 +430,6 @@ def test_read_envelope_takes_any_metadata_shape(
 # -- (b) the assembler ----------------------------------------------------------------------------
 
 
-@dataclass
-class Ledger:
-    """Every call the assembler reported and how often each was reported closed; how often each
-    (turn, stream, seq) was accepted, and which streams each turn had."""
-
-    calls: dict[int, CallRecord] = field(default_factory=dict)
-    closed: Counter[int] = field(default_factory=Counter)
-    accepted: Counter[tuple[int, str, str, int]] = field(default_factory=Counter)
-    streams: defaultdict[tuple[int, str], set[str]] = field(
-        default_factory=lambda: defaultdict(set)
-    )
-    turns_ended: Counter[str] = field(default_factory=Counter)
-
-    def record(self, update: ProgressUpdate | TurnOutcome) -> None:
-        for call in update.closed:
-            self.calls[id(call)] = call
-            self.closed[id(call)] += 1
-        if isinstance(update, TurnOutcome):
-            # The next event of this task starts a new turn: a new seq domain (rule 4).
-            self.turns_ended[update.task_id] += 1
-            return
-        if update.call is not None:
-            self.calls[id(update.call)] = update.call
-        if not update.degraded:
-            turn = (self.turns_ended[update.task_id], update.task_id)
-            envelope = update.envelope
-            self.streams[turn].add(envelope.stream_id)
-            self.accepted[*turn, envelope.stream_id, envelope.seq] += 1
-
-    def accepted_twice(self, max_streams: int) -> list[tuple[int, str, str, int]]:
-        """(turn, stream, seq) accepted more than once, in turns that kept all their streams
-        (a stream pushed out by ``max_streams`` is forgotten, its seqs with it)."""
-        return [
-            key
-            for key, count in self.accepted.items()
-            if count > 1 and len(self.streams[key[0], key[1]]) <= max_streams
-        ]
-
-
 def feed_all(events: Sequence[StreamResponse], feed: Callable[[StreamResponse], object]) -> None:
     """Feed every event; none may be changed by being read."""
     for event in events:
@@ -494,30 +448,13 @@ def feed_all(events: Sequence[StreamResponse], feed: Callable[[StreamResponse], 
 def test_assembler_stays_sound_under_hostile_streams(
     events: list[StreamResponse], window: int, max_streams: int, max_turns: int
 ) -> None:
-    assembler = ProgressAssembler(
-        reorder_window=window, max_streams=max_streams, max_turns=max_turns, finished_memory=4
+    assemble_checked(
+        events,
+        reorder_window=window,
+        max_streams=max_streams,
+        max_turns=max_turns,
+        finished_memory=4,
     )
-    ledger = Ledger()
-
-    def feed(event: StreamResponse) -> None:
-        for update in assembler.feed(event):
-            ledger.record(update)
-        assert assembler.live_turns <= max_turns
-        for turn in assembler._turns.values():
-            assert len(turn.streams) <= max_streams
-            assert len(turn.calls) <= max_streams
-
-    feed_all(events, feed)
-    for outcome in assembler.close():
-        ledger.record(outcome)
-    assert assembler.live_turns == 0
-    # Rule 3: each (stream, seq) is consumed once, however often it arrives.
-    assert ledger.accepted_twice(max_streams) == []
-    # Every call that was reported ends, and is reported closed exactly once.
-    assert [call for call in ledger.calls.values() if call.is_open] == []
-    assert {id(call): ledger.closed[id(call)] for call in ledger.calls.values()} == {
-        id(call): 1 for call in ledger.calls.values()
-    }
 
 
 # -- (c) the OpenTelemetry bridge -----------------------------------------------------------------
