@@ -65,6 +65,25 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
 )
 
 
+# Literals (lower case) at least one of which every built-in pattern's match contains. Most text
+# holds none of them, and a few substring searches in C cost far less than the alternation,
+# which Python's engine tries at every position (~1 us per character of text).
+_TRIGGERS: Final = (
+    "-----begin", "authorization", "bearer", "://", "eyj",
+    "akia", "asia", "abia", "acca", "aida", "aroa",
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
+    "k_live_", "k_test_", "sk-", "aiza", "npm_", "hf_",
+    "password", "passwd", "pwd", "secret", "credential", "token",
+    "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
+    "privatekey", "private_key", "private-key",
+)  # fmt: skip
+
+
+def _may_hold_builtin_secret(text: str) -> bool:
+    lowered = text.lower()
+    return any(trigger in lowered for trigger in _TRIGGERS)
+
+
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
 
 
@@ -85,7 +104,7 @@ class Redactor:
         enabled: ``False`` makes :meth:`redact` return its input unchanged.
     """
 
-    __slots__ = ("_enabled", "_keep_groups", "_regex")
+    __slots__ = ("_always_scan", "_enabled", "_keep_groups", "_regex")
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
         patterns = list(_BUILTIN_PATTERNS)
@@ -95,6 +114,8 @@ class Redactor:
             name: f"{name}_keep" for name, pattern in patterns if "_keep>" in pattern
         }
         self._enabled = enabled
+        # Extra patterns have no known literal: with any, every text is scanned.
+        self._always_scan = bool(patterns[len(_BUILTIN_PATTERNS) :])
 
     @property
     def enabled(self) -> bool:
@@ -106,15 +127,18 @@ class Redactor:
         keep_group = self._keep_groups.get(name)
         return (match.group(keep_group) if keep_group else "") + MASK
 
+    def _needs_scan(self, text: str) -> bool:
+        return self._enabled and (self._always_scan or _may_hold_builtin_secret(text))
+
     def redact(self, text: str) -> str:
         """Return ``text`` with every credential masked."""
-        if not self._enabled:
+        if not self._needs_scan(text):
             return text
         return self._regex.sub(self._replace, text)
 
     def redact_counted(self, text: str) -> tuple[str, int]:
         """Like :meth:`redact`, and also return how many credentials were masked."""
-        if not self._enabled:
+        if not self._needs_scan(text):
             return text, 0
         return self._regex.subn(self._replace, text)
 
