@@ -95,3 +95,33 @@ async def test_without_a_meter_provider_spans_still_work(telemetry: Telemetry) -
         await call(served.card_for("rest"))
     assert len(telemetry.tool_spans()) == 2
     assert telemetry.metrics(conv.METRIC_TOOL_DURATION) == []
+
+
+def test_turn_counts_reach_the_counters_in_batches_and_at_the_end() -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
+
+    reader = InMemoryMetricReader()
+    counts = TurnCounts(BridgeMetrics(MeterProvider([reader]).get_meter("t")), "caller", 3)
+
+    def totals() -> dict[str, int]:
+        data = reader.get_metrics_data()
+        found: dict[str, int] = {}
+        for resource in data.resource_metrics if data else ():
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    for point in metric.data.data_points:
+                        key = str(point.attributes.get("a2a.progress.outcome"))
+                        found[key] = found.get(key, 0) + int(point.value)
+        return found
+
+    counts.outcome("accepted")
+    counts.outcome("accepted")
+    assert totals() == {}  # below the batch size: nothing added yet
+    counts.outcome("duplicate")  # the third count flushes the batch
+    assert totals() == {"accepted": 2, "duplicate": 1}
+    counts.outcome("accepted")
+    counts.flush()
+    assert totals() == {"accepted": 3, "duplicate": 1}

@@ -36,7 +36,7 @@ from a2a_progress.consumer import (
 from a2a_progress.envelope import HARD_LIMIT_BYTES, Kind, truncate_utf8, utf8_size
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
-from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
 from a2a_progress.redaction import Redactor
 
 logger = logging.getLogger(__name__)
@@ -243,6 +243,7 @@ class TurnTelemetry:
         self._metrics = bridge.metrics
         self._config = bridge.config
         self._observer = observer
+        self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
         self._span_events = _EventBuffer(span, self._config.max_events_per_span)
         self._assembler = ProgressAssembler(on_discard=self._count_discard)
@@ -303,6 +304,7 @@ class TurnTelemetry:
             for outcome in self._assembler.close(reason):
                 self._close_calls(outcome.closed, failed=error is not None)
             self._span_events.flush()
+            self._counts.flush()
             if self._state is not None:
                 self._span.set_attribute(conv.A2A_TASK_STATE, _state_name(self._state))
             if error is not None:
@@ -355,7 +357,7 @@ class TurnTelemetry:
 
     def _count_discard(self, outcome: Outcome) -> None:
         # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
-        self._metrics.count_envelope(Outcome.DUPLICATE.value, self._observer)
+        self._counts.outcome(Outcome.DUPLICATE.value)
 
     # -- progress ------------------------------------------------------------------------------
 
@@ -369,8 +371,8 @@ class TurnTelemetry:
             )
         else:
             outcome = Outcome.ACCEPTED
-            self._metrics.count_kind(envelope.kind.value, self._observer)
-        self._metrics.count_envelope(outcome.value, self._observer)
+            self._counts.kind(envelope.kind.value)
+        self._counts.outcome(outcome.value)
         call = update.call
         superseded = [closed for closed in update.closed if closed is not call]
         self._close_calls(superseded)
@@ -410,7 +412,7 @@ class TurnTelemetry:
     def _content(self, attributes: dict[str, Any], text: str) -> None:
         text, cut, masked = self._safe_text(text)
         if masked:
-            self._metrics.count_envelope(conv.OUTCOME_REDACTED, self._observer)
+            self._counts.outcome(conv.OUTCOME_REDACTED)
         attributes[conv.CONTENT] = text
         if cut:
             attributes[conv.CONTENT_TRUNCATED] = True

@@ -36,10 +36,52 @@ class BridgeMetrics:
             {conv.GEN_AI_TOOL_NAME: tool, conv.OBSERVER: observer, conv.END_REASON: end_reason},
         )
 
-    def count_envelope(self, outcome: str, observer: str) -> None:
-        """One working update had this ``outcome`` (accepted, duplicate, degraded, ...)."""
-        self._envelopes.add(1, {conv.OUTCOME: outcome, conv.OBSERVER: observer})
+    def count_envelopes(self, outcome: str, observer: str, count: int = 1) -> None:
+        """``count`` working updates had this ``outcome`` (accepted, duplicate, degraded, ...)."""
+        self._envelopes.add(count, {conv.OUTCOME: outcome, conv.OBSERVER: observer})
 
-    def count_kind(self, kind: str, observer: str) -> None:
-        """One accepted envelope of this ``kind``."""
-        self._kinds.add(1, {conv.KIND: kind, conv.OBSERVER: observer})
+    def count_kinds(self, kind: str, observer: str, count: int = 1) -> None:
+        """``count`` accepted envelopes of this ``kind``."""
+        self._kinds.add(count, {conv.KIND: kind, conv.OBSERVER: observer})
+
+
+class TurnCounts:
+    """One turn's envelope counts, added to the counters in batches.
+
+    An SDK ``Counter.add`` costs about as much as decoding an envelope; per turn, counts are
+    summed locally and added every ``flush_every`` envelopes and when the turn ends.
+    """
+
+    __slots__ = ("_flush_every", "_kinds", "_metrics", "_observer", "_outcomes", "_pending")
+
+    def __init__(self, metrics: BridgeMetrics, observer: str, flush_every: int = 256) -> None:
+        self._metrics = metrics
+        self._observer = observer
+        self._flush_every = flush_every
+        self._outcomes: dict[str, int] = {}
+        self._kinds: dict[str, int] = {}
+        self._pending = 0
+
+    def outcome(self, outcome: str) -> None:
+        """Count one update with this outcome."""
+        self._outcomes[outcome] = self._outcomes.get(outcome, 0) + 1
+        self._tick()
+
+    def kind(self, kind: str) -> None:
+        """Count one accepted envelope of this kind."""
+        self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        self._tick()
+
+    def _tick(self) -> None:
+        self._pending += 1
+        if self._pending >= self._flush_every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Add what was counted since the last flush to the counters."""
+        outcomes, kinds = self._outcomes, self._kinds
+        self._outcomes, self._kinds, self._pending = {}, {}, 0
+        for outcome, count in outcomes.items():
+            self._metrics.count_envelopes(outcome, self._observer, count)
+        for kind, count in kinds.items():
+            self._metrics.count_kinds(kind, self._observer, count)
