@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import _TRUNCATION_MARKER, Bridge
-from a2a_progress.otel.config import BridgeConfig
+from a2a_progress.otel.config import DEFAULT_CONTENT_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
 
 ATTRIBUTE_LIMIT: Final = 64 * 1024
@@ -62,22 +62,35 @@ _SECRET_WINDOWS: Final = tuple(window for c in CREDENTIALS for window in c.windo
 
 
 class SpanLedger(SpanProcessor):
-    """Which spans started, and how often each ended."""
+    """The spans started and not yet ended, and how many ended (a second end() never reaches a
+    processor: the SDK logs it, which :func:`no_complaints` catches)."""
 
     def __init__(self) -> None:
-        self.started: dict[int, str] = {}
-        self.ended: Counter[int] = Counter()
+        self.open: dict[int, str] = {}
+        self.ended = 0
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        self.started[span.context.span_id] = span.name
+        self.open[span.context.span_id] = span.name
 
     def on_end(self, span: ReadableSpan) -> None:
         assert span.context is not None
-        self.ended[span.context.span_id] += 1
+        assert self.open.pop(span.context.span_id, None) is not None, "ended, never started"
+        self.ended += 1
 
-    def unended(self) -> list[str]:
-        """Names of the spans started and not ended."""
-        return [name for span_id, name in self.started.items() if not self.ended[span_id]]
+
+class CheckingExporter(SpanExporter):
+    """Keeps no span: counts them, and what :func:`telemetry_problems` finds in them."""
+
+    def __init__(self, content_max: int = DEFAULT_CONTENT_MAX_LENGTH) -> None:
+        self.content_max = content_max
+        self.exported = 0
+        self.problems: list[str] = []
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        self.exported += len(spans)
+        if len(self.problems) < 20:
+            self.problems += telemetry_problems(spans, self.content_max)
+        return SpanExportResult.SUCCESS
 
 
 class _Complaints(logging.Handler):
@@ -91,16 +104,20 @@ class _Complaints(logging.Handler):
 
 @dataclass
 class Pipeline:
-    """A TracerProvider exporting to memory, a ledger of span starts and ends, and a meter."""
+    """A TracerProvider exporting to memory (or, with ``keep_spans=False``, only checking and
+    counting what it exports), a ledger of open spans, and a meter."""
 
-    exporter: InMemorySpanExporter = field(default_factory=InMemorySpanExporter)
-    ledger: SpanLedger = field(default_factory=SpanLedger)
-    reader: InMemoryMetricReader = field(default_factory=InMemoryMetricReader)
+    keep_spans: bool = True
 
     def __post_init__(self) -> None:
+        self.ledger = SpanLedger()
+        self.exporter = InMemorySpanExporter()
+        self.checker = CheckingExporter()
+        self.reader = InMemoryMetricReader()
         self.tracer_provider = TracerProvider()
         self.tracer_provider.add_span_processor(self.ledger)
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        exporter = self.exporter if self.keep_spans else self.checker
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
         self.meter_provider = MeterProvider(metric_readers=[self.reader])
 
     def bridge(self, **settings: Any) -> Bridge:
@@ -111,19 +128,33 @@ class Pipeline:
             BridgeConfig.resolve(settings, environ={}),
         )
 
+    @contextlib.contextmanager
+    def instrumented(self) -> Iterator[Pipeline]:
+        """This process's a2a-sdk clients and servers instrumented on this pipeline; on exit,
+        every span must have ended exactly once, and nothing complained."""
+        instrumentor = A2AProgressInstrumentor()
+        instrumentor.instrument(
+            tracer_provider=self.tracer_provider, meter_provider=self.meter_provider
+        )
+        try:
+            with no_complaints():
+                yield self
+            self.assert_each_span_ended_once()
+        finally:
+            instrumentor.uninstrument()
+
     def spans(self) -> list[ReadableSpan]:
         return list(self.exporter.get_finished_spans())
 
     def assert_each_span_ended_once(self) -> None:
-        assert self.ledger.unended() == []
-        assert set(self.ledger.ended.values()) <= {1}
+        assert list(self.ledger.open.values()) == []
         ids = [span.context.span_id for span in self.spans() if span.context is not None]
         assert len(ids) == len(set(ids))
 
     def reset(self) -> None:
         self.exporter.clear()
-        self.ledger.started.clear()
-        self.ledger.ended.clear()
+        self.ledger.open.clear()
+        self.ledger.ended = 0
 
 
 @contextlib.contextmanager
