@@ -73,15 +73,21 @@ _TRIGGERS: Final = (
     "akia", "asia", "abia", "acca", "aida", "aroa",
     "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
     "k_live_", "k_test_", "sk-", "aiza", "npm_", "hf_",
-    "password", "passwd", "pwd", "secret", "credential", "token",
-    "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
-    "privatekey", "private_key", "private-key",
 )  # fmt: skip
+# The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
+# whether one is followed by the separator, as a match of the secret_pair pattern must be.
+_PAIR_WORDS: Final = ("password", "passwd", "pwd", "secret", "credential", "token", "key")
+_PAIR_HINT: Final = re.compile(
+    r"(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|credential|token(?!s|iz))[\w.-]*[\"']?\s*[:=]"
+)
 
 
 def _may_hold_builtin_secret(text: str) -> bool:
     lowered = text.lower()
-    return any(trigger in lowered for trigger in _TRIGGERS)
+    if any(trigger in lowered for trigger in _TRIGGERS):
+        return True
+    return any(word in lowered for word in _PAIR_WORDS) and _PAIR_HINT.search(lowered) is not None
 
 
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
