@@ -15,12 +15,11 @@ from typing import Any, NoReturn
 
 from a2a.client import BaseClient, ClientCallContext, ClientConfig
 from a2a.client.transports.base import ClientTransport
-from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import (
     AgentCard,
     Message,
@@ -35,7 +34,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
-from a2a_progress import ProgressEmitter
+from a2a_progress import ProgressEmitter, open_task
 from a2a_progress.serve import build_agent_card
 from workload import prose
 
@@ -58,15 +57,7 @@ class ScriptedAgent(AgentExecutor):
         assert context.context_id is not None
         assert context.message is not None
         tools = int(context.get_user_input().removeprefix("tools="))
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id,
-                context.context_id,
-                TaskState.TASK_STATE_SUBMITTED,
-                history=[context.message],
-            )
-        )
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        updater = await open_task(context, event_queue)
         async with ProgressEmitter(updater) as progress:
             for index in range(tools):
                 await progress.thinking(self._thoughts[index % 32])

@@ -31,7 +31,7 @@ from a2a_progress.envelope import (
     encode,
     split_text,
 )
-from a2a_progress.producer import ProgressEmitter, ToolCall
+from a2a_progress.producer import ProgressEmitter, ToolCall, open_task
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
 from a2a_progress.trajectory import TrajectoryAdapter
 from a2a_progress.version import __version__
@@ -64,6 +64,7 @@ __all__ = [
     "envelope_part",
     "follow",
     "message_text",
+    "open_task",
     "poll_task",
     "read_envelope",
     "split_text",

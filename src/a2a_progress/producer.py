@@ -17,6 +17,8 @@ from enum import Enum
 from types import TracebackType
 from typing import Any, Final
 
+from a2a.helpers import new_task
+from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Message, TaskState
@@ -51,6 +53,21 @@ _OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 K
 # Emitters of turns still running, by task id, so an executor's cancel() can reach the emitter
 # its execute() is using and abort the open tool calls before the CANCELED state.
 _live_emitters: weakref.WeakValueDictionary[str, ProgressEmitter] = weakref.WeakValueDictionary()
+
+
+async def open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpdater:
+    """The updater of the request's task, first enqueuing the task if it is new.
+
+    A new task goes out SUBMITTED with the user's message in its history, which is what callers
+    (and ``return_immediately`` sends) expect as the first event of a turn.
+    """
+    task_id, context_id = context.task_id or "", context.context_id or ""
+    if context.current_task is None:
+        history = [context.message] if context.message is not None else []
+        await event_queue.enqueue_event(
+            new_task(task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=history)
+        )
+    return TaskUpdater(event_queue, task_id, context_id)
 
 
 class CallState(Enum):

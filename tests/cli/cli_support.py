@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import pytest
-from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
 from a2a.types import (
     AgentCard,
     Message,
@@ -37,7 +35,7 @@ from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.watch import user_message
 from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
-from a2a_progress.producer import ProgressEmitter
+from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serve import create_client
 
 ANSI: Final = re.compile(r"\x1b\[")
@@ -144,21 +142,6 @@ async def start_task(card: AgentCard, text: str = "go") -> str:
     raise AssertionError("the agent returned no task")
 
 
-async def _open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpdater:
-    assert context.task_id is not None
-    assert context.context_id is not None
-    assert context.message is not None
-    await event_queue.enqueue_event(
-        new_task(
-            context.task_id,
-            context.context_id,
-            TaskState.TASK_STATE_SUBMITTED,
-            history=[context.message],
-        )
-    )
-    return TaskUpdater(event_queue, context.task_id, context.context_id)
-
-
 class PlainTextAgent(AgentExecutor):
     """A pre-upgrade agent: plain-text working updates, no envelopes."""
 
@@ -166,7 +149,7 @@ class PlainTextAgent(AgentExecutor):
     REPLY: Final = "all pods are healthy again"
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await _open_task(context, event_queue)
+        updater = await open_task(context, event_queue)
         for text in self.UPDATES:
             await updater.update_status(
                 TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([Part(text=text)])
@@ -186,7 +169,7 @@ class EndsInAgent(AgentExecutor):
         self.state = state
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await _open_task(context, event_queue)
+        updater = await open_task(context, event_queue)
         progress = ProgressEmitter(updater)
         await progress.thinking("trying the migration")
         async with progress.tool_call("migrate", "call-1"):
@@ -204,7 +187,7 @@ class RaisingAgent(AgentExecutor):
     """Starts a tool call, then its executor raises: the stream breaks, the task is FAILED."""
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await _open_task(context, event_queue)
+        updater = await open_task(context, event_queue)
         progress = ProgressEmitter(updater)
         await progress.tool_call("flaky_tool", "call-1")
         raise RuntimeError("the agent crashed")
@@ -225,7 +208,7 @@ class GatedAgent(AgentExecutor):
         self.release = asyncio.Event()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await _open_task(context, event_queue)
+        updater = await open_task(context, event_queue)
         progress = ProgressEmitter(updater)
         await progress.text(self.BEFORE)
         self.reached.set()
@@ -245,7 +228,7 @@ class HangingToolAgent(AgentExecutor):
         self.running = asyncio.Event()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await _open_task(context, event_queue)
+        updater = await open_task(context, event_queue)
         async with ProgressEmitter(updater) as progress:
             await progress.tool_call("long_job", "call-1")
             self.running.set()

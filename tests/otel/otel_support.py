@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.client import Client, ClientCallContext
-from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
@@ -44,7 +43,7 @@ from a2a_progress.carrier import TFRS_KEY, read_envelope
 from a2a_progress.envelope import Envelope
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
-from a2a_progress.producer import ProgressEmitter, ToolCall
+from a2a_progress.producer import ProgressEmitter, ToolCall, open_task
 from a2a_progress.serve import ServedAgent, Transport, create_client, serve_agent
 
 COMBINATIONS: list[tuple[Transport, bool]] = [
@@ -425,15 +424,7 @@ class ScriptedAgent(AgentExecutor):
         assert context.context_id is not None
         assert context.message is not None
         self.headers.append(_inbound_headers(context))
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id,
-                context.context_id,
-                TaskState.TASK_STATE_SUBMITTED,
-                history=[context.message],
-            )
-        )
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        updater = await open_task(context, event_queue)
         progress = ProgressEmitter(updater, **self.emitter_options)
         turn = AgentTurn(context, event_queue, updater, progress)
         self.turns.append(turn)

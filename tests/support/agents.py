@@ -11,15 +11,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Final
 
-from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
-from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, StreamResponse, TaskState
+from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, StreamResponse
 
 from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope, Kind
-from a2a_progress.producer import ProgressEmitter
+from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serve import create_client
 
 THINKING: Final = "looking things up"
@@ -50,15 +48,7 @@ class ToolAgent(AgentExecutor):
         assert context.task_id is not None
         assert context.context_id is not None
         assert context.message is not None
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id,
-                context.context_id,
-                TaskState.TASK_STATE_SUBMITTED,
-                history=[context.message],
-            )
-        )
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        updater = await open_task(context, event_queue)
         async with ProgressEmitter(updater) as progress:
             await progress.thinking(THINKING)
             async with progress.tool_call("search", "call-search"):

@@ -12,13 +12,10 @@ from __future__ import annotations
 import asyncio
 from typing import Final
 
-from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import TaskState
 
-from a2a_progress.producer import ProgressEmitter
+from a2a_progress.producer import ProgressEmitter, open_task
 
 AGENT_NAME: Final = "deploy-investigator"
 AGENT_DESCRIPTION: Final = (
@@ -60,13 +57,7 @@ class DemoAgentExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Investigate, emitting progress, then complete with the diagnosis."""
-        task_id, context_id = context.task_id or "", context.context_id or ""
-        if context.current_task is None:
-            history = [context.message] if context.message is not None else []
-            await event_queue.enqueue_event(
-                new_task(task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=history)
-            )
-        updater = TaskUpdater(event_queue, task_id, context_id)
+        updater = await open_task(context, event_queue)
         async with ProgressEmitter(updater, enable_output=True) as progress:
             await self._investigate(progress)
             await progress.complete(FINAL_ANSWER)
