@@ -79,8 +79,8 @@ _TRIGGERS: Final = (
 _PAIR_WORDS: Final = ("password", "passwd", "pwd", "secret", "credential", "token", "key")
 _PAIR_HINT: Final = re.compile(
     r"(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|credential|token(?!s|iz))[\w.-]*[\"']?\s*[:=]"
-)
+    r"|credential|token(?!s|iz))[\w.-]{0,256}+[\"']?\s*[:=]"
+)  # bounded and possessive: linear even on "token_token_token..." (no separator to find)
 
 
 def _may_hold_builtin_secret(text: str) -> bool:
