@@ -51,7 +51,7 @@ from a2a_progress.envelope import (
 )
 from a2a_progress.otel import bridge as bridge_module
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import TurnTelemetry, end_live_turns
+from a2a_progress.otel.bridge import TurnTelemetry
 from a2a_progress.otel.config import NAME_MAX_LENGTH
 from faults.assembly import assemble_checked, snapshot
 from faults.telemetry import CREDENTIALS, MARKER, Pipeline, leaks, no_complaints, telemetry_problems
@@ -519,15 +519,17 @@ def test_bridge_keeps_telemetry_bounded_and_clean(
             parent=None,
             attributes={},
         )
-        feed_all(events, turn.feed)
-        if ending == "end":
-            turn.end()
-        elif ending == "error":
-            turn.end(error=RuntimeError(error_text), reason=EndReason.TURN_FAILED)
-        else:
-            end_live_turns()
-        turn.end()  # a second end changes nothing
-        turn.feed(events[0] if events else StreamResponse())  # nor does a late event
+        try:
+            feed_all(events, turn.feed)
+            if ending == "end":
+                turn.end()
+            elif ending == "error":
+                turn.end(error=RuntimeError(error_text), reason=EndReason.TURN_FAILED)
+            else:  # what end_live_turns() does to each turn at exit, to this one alone
+                turn.end(reason=EndReason.SHUTDOWN)
+            turn.feed(events[0] if events else StreamResponse())  # a late event changes nothing
+        finally:
+            turn.end()  # nor does a second end; and a failed example leaves no live turn
     PIPELINE.assert_each_span_ended_once()
     spans = PIPELINE.spans()
     assert telemetry_problems(spans, content_max) == []

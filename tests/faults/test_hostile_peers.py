@@ -111,7 +111,6 @@ class Sample:
 
     received: int
     ticks: int
-    traced: int  # bytes allocated and still alive
     streams: int  # the most streams any assembler (the app's, the bridge's) holds for the turn
     calls: int  # ... and tool calls
     tool_spans: int  # open tool spans in the bridge
@@ -124,7 +123,6 @@ def sample(received: int, ticks: int, assembler: ProgressAssembler) -> Sample:
     return Sample(
         received,
         ticks,
-        tracemalloc.get_traced_memory()[0],
         max(len(state.streams) for state in states),
         max(len(state.calls) for state in states),
         len(turn._tools),
