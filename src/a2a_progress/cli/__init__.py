@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -249,8 +250,20 @@ def _run(args: argparse.Namespace, parser: _Parser) -> int:
     )
 
 
+def tolerate_unencodable_output() -> None:
+    """Print what the terminal cannot encode as escapes instead of failing.
+
+    A peer's text can hold lone surrogates (a JSON ``"\\ud800"`` escape decodes to one), which
+    strict UTF-8 output refuses: a watcher must show them, not crash on them.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``a2a-progress`` command line; return the exit code."""
+    tolerate_unencodable_output()
     parser = _parser()
     try:
         args = parser.parse_args(argv)
