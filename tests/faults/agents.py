@@ -27,14 +27,13 @@ from pathlib import Path
 from typing import Final
 
 import httpx
-from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, TaskState
 
 from a2a_progress.carrier import TFRS_KEY
-from a2a_progress.producer import ProgressEmitter
+from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serve import ServedAgent, Transport, build_agent_card, serve_forever
 
 AGENT_NAME: Final = "faults callee"
@@ -74,18 +73,7 @@ class FaultyAgent(AgentExecutor):
         self.signalled = asyncio.Event()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        assert context.message is not None
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id,
-                context.context_id,
-                TaskState.TASK_STATE_SUBMITTED,
-                history=[context.message],
-            )
-        )
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        updater = await open_task(context, event_queue)
         mode, *args = context.get_user_input().split()
         if mode == "big":
             await self._big(updater, int(args[0]))
