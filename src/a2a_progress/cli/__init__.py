@@ -199,9 +199,17 @@ def _parser() -> _Parser:
     return parser
 
 
+def _console() -> Console:
+    """The output console; off a terminal (CI, a pipe) rich would assume 80 columns, which cuts
+    the waterfall's service names to "demo-cal…": use ``COLUMNS``, else 120."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(width=int(os.environ.get("COLUMNS", "") or 120))
+
+
 def _run(args: argparse.Namespace, parser: _Parser) -> int:
     command_parser = parser.commands[args.command]
-    console = Console()
+    console = _console()
     if args.command == "demo":
         if args.every is not None and args.remote is None:
             command_parser.error("--every needs --remote")
