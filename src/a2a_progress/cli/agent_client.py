@@ -10,26 +10,18 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator, Mapping
-from typing import Final
 from urllib.parse import urlsplit
 
 import httpx
 from a2a.client import A2AClientError, A2AClientTimeoutError, Client
 from a2a.client.card_resolver import parse_agent_card
 from a2a.types.a2a_pb2 import AgentCard, AgentInterface
-from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from a2a.utils.errors import A2AError, TaskNotFoundError
 from google.protobuf.json_format import ParseError  # type: ignore[import-untyped]
 
 from a2a_progress.cli.errors import CliError, ExitCode
-from a2a_progress.serve import Transport, create_client
-
-BINDINGS: Final[Mapping[Transport, str]] = {
-    "jsonrpc": TransportProtocol.JSONRPC.value,
-    "rest": TransportProtocol.HTTP_JSON.value,
-    "grpc": TransportProtocol.GRPC.value,
-}
-_NAMES: Final = {binding: name for name, binding in BINDINGS.items()}
+from a2a_progress.serving import Transport, card_with_interfaces, create_client, transport_of
 
 
 def card_url(url: str) -> str:
@@ -98,24 +90,19 @@ async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: f
 
 def offered_transports(card: AgentCard) -> list[str]:
     """The transports the card offers that this client speaks, in the card's order."""
-    names = (_NAMES.get(interface.protocol_binding) for interface in card.supported_interfaces)
+    names = (transport_of(interface) for interface in card.supported_interfaces)
     return list(dict.fromkeys(name for name in names if name is not None))
 
 
 def only_transport(card: AgentCard, transport: Transport) -> AgentCard:
     """A copy of ``card`` offering only ``transport`` (every protocol version of it)."""
-    binding = BINDINGS[transport]
-    chosen = [i for i in card.supported_interfaces if i.protocol_binding == binding]
-    if not chosen:
+    copy = card_with_interfaces(card, transport)
+    if not copy.supported_interfaces:
         offered = ", ".join(offered_transports(card)) or "none this client speaks"
         raise CliError(
             f"{card.name or 'the agent'} does not offer {transport} (it offers: {offered})",
             ExitCode.UNSUPPORTED,
         )
-    copy = AgentCard()
-    copy.CopyFrom(card)
-    del copy.supported_interfaces[:]
-    copy.supported_interfaces.extend(chosen)
     return copy
 
 
@@ -126,7 +113,7 @@ def chosen_interface(card: AgentCard) -> tuple[str, AgentInterface] | None:
     among that transport's interfaces protocol 1.0 wins over 0.3.
     """
     for interface in card.supported_interfaces:
-        name = _NAMES.get(interface.protocol_binding)
+        name = transport_of(interface)
         if name is None:
             continue
         same = [
