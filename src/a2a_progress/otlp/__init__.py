@@ -1,0 +1,39 @@
+"""A small OTLP receiver on loopback: what real exporters send, for tests, the demo and ``traces``.
+
+It accepts OTLP traces, metrics and logs over OTLP/HTTP (``POST /v1/traces``, ``/v1/metrics``,
+``/v1/logs``; protobuf or JSON bodies, optionally gzip- or deflate-compressed) and over OTLP/gRPC
+(``TraceService``, ``MetricsService`` and ``LogsService`` ``Export``). Both servers run in
+background threads, so it serves synchronous tests and asyncio code alike without touching an
+event loop.
+
+Usage::
+
+    with OtlpReceiver() as receiver:
+        exporter = OTLPSpanExporter(endpoint=f"{receiver.http_endpoint}/v1/traces")
+        ...
+        spans = receiver.wait_for_spans(lambda spans: any(s.kind == "SERVER" for s in spans))
+        receiver.write_otlp_json("trace.json")  # every span, as one OTLP/JSON request
+
+Modules: `receiver` (`OtlpReceiver`, which keeps everything in memory), `http_server` and
+`grpc_server` (the two protocols, each calling back with every parsed request), `codec` (bodies
+in, OTLP/JSON out), `records` (requests as flat `ReceivedSpan` / `MetricPoint` records),
+`traces` (spans grouped into traces that are reported once complete).
+"""
+
+from a2a_progress.otlp.codec import ExportRequest, to_otlp_json
+from a2a_progress.otlp.grpc_server import OtlpGrpcServer
+from a2a_progress.otlp.http_server import OtlpHttpServer
+from a2a_progress.otlp.receiver import OtlpReceiver
+from a2a_progress.otlp.records import MetricPoint, ReceivedEvent, ReceivedSpan, spans_of
+
+__all__ = [
+    "ExportRequest",
+    "MetricPoint",
+    "OtlpGrpcServer",
+    "OtlpHttpServer",
+    "OtlpReceiver",
+    "ReceivedEvent",
+    "ReceivedSpan",
+    "spans_of",
+    "to_otlp_json",
+]

@@ -1,0 +1,110 @@
+"""OTLP request bodies: protobuf or OTLP/JSON in, OTLP/JSON out, and each request's response."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import zlib
+from collections.abc import Callable
+from typing import Any, Final
+
+from google.protobuf import json_format  # type: ignore[import-untyped]
+from google.protobuf.message import DecodeError, Message  # type: ignore[import-untyped]
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+__all__ = [
+    "BAD_BODY",
+    "DECOMPRESS",
+    "ExportRequest",
+    "parse_request",
+    "response_for",
+    "to_otlp_json",
+]
+
+ExportRequest = ExportTraceServiceRequest | ExportMetricsServiceRequest | ExportLogsServiceRequest
+"""An OTLP export request of any signal."""
+
+DECOMPRESS: Final[dict[str, Callable[[bytes], bytes]]] = {
+    "": lambda body: body,
+    "identity": lambda body: body,
+    "gzip": gzip.decompress,
+    "deflate": zlib.decompress,
+}
+"""How to undo each ``Content-Encoding`` an OTLP/HTTP exporter may send."""
+
+BAD_BODY: Final = (DecodeError, json_format.ParseError, ValueError, OSError, EOFError, zlib.error)
+"""What a malformed, truncated or mis-encoded body raises while it is decompressed and parsed."""
+
+_RESPONSES: Final[dict[type[Message], type[Message]]] = {
+    ExportTraceServiceRequest: ExportTraceServiceResponse,
+    ExportMetricsServiceRequest: ExportMetricsServiceResponse,
+    ExportLogsServiceRequest: ExportLogsServiceResponse,
+}
+# OTLP/JSON writes these ids as hex, where protobuf's JSON mapping of bytes is base64.
+_ID_FIELDS: Final = frozenset({"traceId", "spanId", "parentSpanId"})
+
+
+def parse_request(request_type: type[ExportRequest], body: bytes, is_json: bool) -> ExportRequest:
+    """Parse a decompressed body as ``request_type``, from protobuf or OTLP/JSON.
+
+    Raises:
+        Exception: one of :data:`BAD_BODY` when the body is not such a request.
+    """
+    request = request_type()
+    if not is_json:
+        request.ParseFromString(body)
+        return request
+    document = json.loads(body)
+    _convert_ids(document, _hex_to_base64)
+    # OTLP/JSON receivers must ignore fields they do not know.
+    json_format.ParseDict(document, request, ignore_unknown_fields=True)
+    return request
+
+
+def response_for(request: ExportRequest) -> Message:
+    """The (empty, all accepted) response to an export request."""
+    return _RESPONSES[type(request)]()
+
+
+def to_otlp_json(request: ExportTraceServiceRequest) -> str:
+    """``request`` in the OTLP/JSON encoding, on one line.
+
+    camelCase field names, enums as integers, trace and span ids as lowercase hex: as the
+    collector's ``otlpjsonfile`` receiver reads it.
+    """
+    document = json_format.MessageToDict(request, use_integers_for_enums=True)
+    _convert_ids(document, _base64_to_hex)
+    return json.dumps(document, separators=(",", ":"))
+
+
+def _convert_ids(node: Any, convert: Callable[[str], str]) -> None:
+    """Rewrite every trace / span id string in a JSON document in place."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _ID_FIELDS and isinstance(value, str):
+                node[key] = convert(value)
+            else:
+                _convert_ids(value, convert)
+    elif isinstance(node, list):
+        for item in node:
+            _convert_ids(item, convert)
+
+
+def _hex_to_base64(value: str) -> str:
+    return base64.b64encode(bytes.fromhex(value)).decode("ascii")
+
+
+def _base64_to_hex(value: str) -> str:
+    return base64.b64decode(value).hex()

@@ -1,0 +1,91 @@
+"""OTLP/gRPC: the ``TraceService``, ``MetricsService`` and ``LogsService`` ``Export`` calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final
+
+import grpc
+from google.protobuf.message import Message  # type: ignore[import-untyped]
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+
+from a2a_progress.otlp.codec import ExportRequest, response_for
+
+__all__ = ["OtlpGrpcServer"]
+
+_WORKERS: Final = 4
+
+
+class OtlpGrpcServer:
+    """An OTLP/gRPC server on a thread pool.
+
+    Args:
+        host: the address to bind.
+        port: the port; 0 picks a free one.
+        on_export: called with each request, in a worker thread; the call is answered when it
+            returns.
+
+    Raises:
+        OSError: from `start`, when the port cannot be bound (e.g. it is taken).
+    """
+
+    def __init__(self, host: str, port: int, on_export: Callable[[ExportRequest], None]) -> None:
+        self._host = host
+        self._port = port
+        self._on_export = on_export
+        self._server: Any = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._endpoint: str | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The target ``host:port`` exporters dial."""
+        if self._endpoint is None:
+            raise RuntimeError("OTLP/gRPC server not started")
+        return self._endpoint
+
+    def start(self) -> None:
+        """Bind and serve."""
+        self._pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="otlp-receiver-grpc")
+        # No SO_REUSEPORT: a second server must not silently share the port.
+        self._server = grpc.server(self._pool, options=[("grpc.so_reuseport", 0)])
+        servicer = _Servicer(self._on_export)
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
+        where = f"{self._host}:{self._port}"
+        try:
+            bound = self._server.add_insecure_port(where)
+        except RuntimeError as error:  # grpc raises this, not OSError, for a taken port
+            raise OSError(f"OTLP/gRPC receiver could not bind {where}: {error}") from error
+        if not bound:
+            raise OSError(f"OTLP/gRPC receiver could not bind {where}")
+        self._server.start()
+        self._endpoint = f"{self._host}:{bound}"
+
+    def stop(self) -> None:
+        """Stop serving (cutting calls in progress) and release the port and threads."""
+        if self._server is not None:
+            self._server.stop(grace=None).wait()
+            self._server = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+class _Servicer(
+    trace_service_pb2_grpc.TraceServiceServicer,
+    metrics_service_pb2_grpc.MetricsServiceServicer,
+    logs_service_pb2_grpc.LogsServiceServicer,
+):
+    """All three OTLP gRPC services: each ``Export`` request's type says its signal."""
+
+    def __init__(self, on_export: Callable[[ExportRequest], None]) -> None:
+        self._on_export = on_export
+
+    def Export(self, request: ExportRequest, context: Any) -> Message:  # noqa: N802 - gRPC name
+        self._on_export(request)
+        return response_for(request)
