@@ -35,7 +35,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedEvent, ReceivedSpan
+import a2a_progress.otlp
+import a2a_progress.otlp_receiver
+from a2a_progress.otlp import OtlpReceiver, ReceivedEvent, ReceivedSpan
 from support.otlp import PROTOCOLS, Protocol, endpoint, metric_exporter, span_exporter
 
 TRACE_ID = "5b8efff798038103d269b633813fc60c"
@@ -427,3 +429,25 @@ def test_endpoints() -> None:
         assert receiver.grpc_endpoint is None
         with pytest.raises(RuntimeError, match="already started"):
             receiver.start()
+
+
+def test_the_old_module_still_exports_every_name() -> None:
+    for name in a2a_progress.otlp_receiver.__all__:
+        assert getattr(a2a_progress.otlp_receiver, name) is getattr(a2a_progress.otlp, name)
+
+
+@pytest.mark.parametrize("taken", ["http", "grpc"])
+def test_a_taken_port_is_an_os_error_and_leaves_nothing_bound(taken: str) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        ports = {"http_port": port} if taken == "http" else {"grpc_port": port}
+        receiver = OtlpReceiver(**ports)  # type: ignore[arg-type]
+        with pytest.raises(OSError, match="in use"):
+            receiver.start()
+        with pytest.raises(RuntimeError, match="not started"):
+            _ = receiver.http_endpoint
+    # Nothing half-started stays behind: a fresh receiver starts.
+    with OtlpReceiver():
+        pass

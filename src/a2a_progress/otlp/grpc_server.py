@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import grpc
 from google.protobuf.message import Message  # type: ignore[import-untyped]
@@ -59,10 +60,10 @@ class OtlpGrpcServer:
         where = f"{self._host}:{self._port}"
         try:
             bound = self._server.add_insecure_port(where)
-        except RuntimeError as error:  # grpc raises this, not OSError, for a taken port
-            raise OSError(f"OTLP/gRPC receiver could not bind {where}: {error}") from error
+        except RuntimeError:  # grpc's "Failed to bind", whatever the cause
+            bound = 0
         if not bound:
-            raise OSError(f"OTLP/gRPC receiver could not bind {where}")
+            _raise_bind_error(self._host, self._port)
         self._server.start()
         self._endpoint = f"{self._host}:{bound}"
 
@@ -74,6 +75,17 @@ class OtlpGrpcServer:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+def _raise_bind_error(host: str, port: int) -> NoReturn:
+    """Raise the `OSError` that binding ``host:port`` gives (grpc does not say why it failed)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((host, port))
+    except OSError as error:
+        raise OSError(error.errno, f"{error.strerror}: {host}:{port}") from None
+    raise OSError(f"OTLP/gRPC receiver could not bind {host}:{port}")
 
 
 class _Servicer(
