@@ -13,7 +13,7 @@ import pytest
 from cli_support import ANSI, closed_port
 
 from a2a_progress.cli import main
-from a2a_progress.cli.demo_agent import FINAL_ANSWER
+from a2a_progress.cli.demo.agent import FINAL_ANSWER
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 from cli_support import ANSI, run_cli
 
-from a2a_progress.cli.demo_agent import DemoAgentExecutor
+from a2a_progress.cli.demo.agent import DemoAgentExecutor
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from a2a_progress.serve import serve_agent
 

@@ -3,7 +3,7 @@
 import pytest
 from cli_support import run_cli
 
-from a2a_progress.cli.demo_agent import FINAL_ANSWER, DemoAgentExecutor
+from a2a_progress.cli.demo.agent import FINAL_ANSWER, DemoAgentExecutor
 from a2a_progress.serve import TRANSPORTS, Transport, serve_agent
 
 PROGRESS_KEYS = {

@@ -7,7 +7,9 @@ live view or JSON lines. Agents that send no envelopes still show their plain-te
 
 from __future__ import annotations
 
-import uuid
+import argparse
+import asyncio
+import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -15,10 +17,6 @@ from typing import TextIO
 from a2a.client import Client
 from a2a.types.a2a_pb2 import (
     AgentCard,
-    GetTaskRequest,
-    Message,
-    Part,
-    Role,
     SendMessageRequest,
     StreamResponse,
     SubscribeToTaskRequest,
@@ -27,24 +25,110 @@ from a2a.types.a2a_pb2 import (
 from rich.console import Console
 
 from a2a_progress.cli.agent_client import (
-    agent_errors,
     describe_endpoint,
     fetch_card,
     only_transport,
     open_client,
 )
-from a2a_progress.cli.errors import CliError, ExitCode, exit_code_for_state, state_label
+from a2a_progress.cli.arguments import (
+    TRANSPORT_CHOICES,
+    Commands,
+    header,
+    positive,
+    usage_error,
+)
+from a2a_progress.cli.console import output_console
+from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.json_view import JsonLines, error_json
-from a2a_progress.cli.live_view import LiveView, ProgressSink
+from a2a_progress.cli.live_view import LiveView
+from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
 from a2a_progress.consumer import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
-    ProgressAssembler,
     TurnOutcome,
-    follow,
     poll_task,
 )
 from a2a_progress.serve import Transport
+
+__all__ = ["WatchOptions", "register", "run_watch", "user_message"]
+
+
+def register(commands: Commands) -> None:
+    """Add ``watch`` to the command line."""
+    watch = commands.add(
+        "watch",
+        _run,
+        help="send a message to any A2A agent and show its progress live",
+        description="Send MESSAGE to the A2A agent at URL with streaming and show its progress "
+        "live: tool calls, thinking, progress text and streamed output when the agent sends "
+        "a2a-progress envelopes, its plain-text updates when it does not. URL is the agent's "
+        "base URL or the URL of its agent card.",
+    )
+    watch.add_argument("url", metavar="URL", help="the agent's base URL, or its agent card's")
+    watch.add_argument("message", metavar="MESSAGE", nargs="?", help="the message to send")
+    watch.add_argument(
+        "--transport", choices=TRANSPORT_CHOICES, help="call over this (default: the card's first)"
+    )
+    watch.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per update on stdout, then the outcome (for scripts)",
+    )
+    follow = watch.add_mutually_exclusive_group()
+    follow.add_argument(
+        "--subscribe", metavar="TASK_ID", help="attach to a running task instead of sending"
+    )
+    follow.add_argument(
+        "--poll",
+        metavar="TASK_ID",
+        nargs="?",
+        const="",
+        help="follow TASK_ID by polling GetTask (coarse: from the task's history); without "
+        "TASK_ID, send MESSAGE without streaming and poll the task it starts",
+    )
+    watch.add_argument(
+        "--interval",
+        type=positive,
+        default=1.0,
+        metavar="SECONDS",
+        help="with --poll: seconds between polls (default: %(default)s)",
+    )
+    watch.add_argument(
+        "--header",
+        type=header,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="send this header with every request (repeatable), e.g. for auth; values are "
+        "never printed",
+    )
+    watch.add_argument(
+        "--timeout",
+        type=positive,
+        default=30.0,
+        metavar="SECONDS",
+        help="give up when the agent is silent this long (default: %(default)s)",
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    attach = args.subscribe is not None or bool(args.poll)
+    if attach and args.message is not None:
+        usage_error(args, "give MESSAGE or a TASK_ID to follow, not both")
+    if not attach and args.message is None:
+        usage_error(args, "MESSAGE is required (or --subscribe TASK_ID / --poll TASK_ID)")
+    options = WatchOptions(
+        url=args.url,
+        message=args.message,
+        transport=args.transport,
+        json=args.json,
+        subscribe=args.subscribe,
+        poll=args.poll,
+        interval=args.interval,
+        headers=dict(args.header),
+        timeout=args.timeout,
+    )
+    return asyncio.run(run_watch(options, output_console(), sys.stdout))
 
 
 @dataclass(frozen=True)
@@ -60,88 +144,6 @@ class WatchOptions:
     interval: float = 1.0
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
-
-
-def user_message(text: str) -> SendMessageRequest:
-    """A request carrying ``text`` as a new user message."""
-    return SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=text)])
-    )
-
-
-class _TaskIdTap:
-    """Passes events through and remembers the task they belong to."""
-
-    def __init__(self, events: AsyncIterator[StreamResponse | Task], task_id: str | None) -> None:
-        self._events = events
-        self.task_id = task_id
-
-    async def __aiter__(self) -> AsyncIterator[StreamResponse | Task]:
-        async for event in self._events:
-            if self.task_id is None:
-                self.task_id = _task_id_of(event) or None
-            yield event
-
-
-def _task_id_of(event: StreamResponse | Task) -> str:
-    if isinstance(event, Task):
-        return event.id
-    which = event.WhichOneof("payload")
-    if which == "task":
-        return event.task.id
-    if which in ("status_update", "artifact_update"):
-        return str(getattr(event, which).task_id)
-    return ""
-
-
-async def follow_turn(
-    client: Client,
-    events: AsyncIterator[StreamResponse | Task],
-    sink: ProgressSink,
-    *,
-    url: str,
-    task_id: str | None = None,
-) -> TurnOutcome:
-    """Show a turn's events on ``sink`` until it ends; return how it ended.
-
-    When the stream breaks with an error (an agent whose executor raised ends the stream with
-    an error, not a FAILED event; subscribing to a finished task is refused), the task is fetched
-    once: if it has ended, its final state is shown and returned instead of the error.
-    """
-    assembler = ProgressAssembler()
-    tap = _TaskIdTap(events, task_id)
-    outcome: TurnOutcome | None = None
-    try:
-        with agent_errors(url, task_id=task_id):
-            async for item in follow(tap, assembler=assembler):
-                sink.update(item)
-                if isinstance(item, TurnOutcome) and outcome is None:
-                    outcome = item
-    except CliError:
-        if tap.task_id is None:
-            raise
-        snapshot = await _final_task(client, tap.task_id)
-        if snapshot is None:
-            raise
-        for item in assembler.feed(snapshot):
-            sink.update(item)
-            if isinstance(item, TurnOutcome) and outcome is None:
-                outcome = item
-        if outcome is None:
-            raise
-    if outcome is None:  # follow() always ends with an outcome; keep mypy and readers sure
-        raise CliError(f"{url} sent no events", ExitCode.INCOMPLETE)
-    return outcome
-
-
-async def _final_task(client: Client, task_id: str) -> Task | None:
-    """The task, if it can be fetched and has ended (or waits for input); else None."""
-    try:
-        task = await client.get_task(GetTaskRequest(id=task_id))
-    except Exception:  # noqa: BLE001 - the original error is the one to report
-        return None
-    state = task.status.state
-    return task if state in TERMINAL_STATES or state in INTERRUPTED_STATES else None
 
 
 async def _send_then_poll(
@@ -186,19 +188,6 @@ def _events(client: Client, options: WatchOptions) -> AsyncIterator[StreamRespon
     return client.send_message(request)
 
 
-def outcome_reason(outcome: TurnOutcome) -> str:
-    """The one-line stderr reason for a turn that did not complete."""
-    label = state_label(outcome.state)
-    task = f"task {outcome.task_id}"
-    reply = " ".join(outcome.reply.split())
-    if not outcome.terminal and exit_code_for_state(outcome.state) is ExitCode.INCOMPLETE:
-        return f"the stream ended before {task} did (last state: {label})"
-    detail = f": {reply}" if reply else ""
-    if label in ("input_required", "auth_required"):
-        return f"{task} is waiting: {label.replace('_', ' ')}{detail}"
-    return f"{task} {label}{detail}"
-
-
 async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> int:
     """Run ``watch``; return the exit code. Failures raise :class:`CliError`."""
     json_lines = JsonLines(stdout) if options.json else None
@@ -209,14 +198,6 @@ async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> 
             json_lines.write(error_json(error))
         raise
     return exit_code_of(outcome)
-
-
-def exit_code_of(outcome: TurnOutcome) -> int:
-    """0 for a completed turn; otherwise raises :class:`CliError` with the reason and code."""
-    code = exit_code_for_state(outcome.state)
-    if code is not ExitCode.COMPLETED:
-        raise CliError(outcome_reason(outcome), code)
-    return int(code)
 
 
 async def _watch(

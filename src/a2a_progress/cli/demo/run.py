@@ -1,10 +1,10 @@
-"""``a2a-progress demo``: two instrumented agents on loopback, one turn, its live view and trace.
+"""Running the demo: agents on loopback, one turn, its live view and trace.
 
 Embedded (the default): the demo callee runs as a child process (``serve-demo``) and this process
 is the caller; both trace with the a2a-progress instrumentor and export over OTLP/HTTP to an
 :class:`~a2a_progress.otlp_receiver.OtlpReceiver` started here (and to
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` when it is set). After the turn the child is stopped, which
-flushes its spans, and the trace of both agents is drawn and written as OTLP JSON.
+flushes its spans, and the trace of every agent is drawn and written as OTLP JSON.
 
 ``--remote URL``: no child and no receiver; the caller runs the turn against a callee elsewhere,
 once or every ``--every`` seconds (docker-compose's ``caller`` service).
@@ -14,23 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-import socket
-import sys
-import tempfile
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Final
+from typing import Final
 
-import httpx
 from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
 from a2a_progress.cli.agent_client import (
-    card_url,
     chosen_interface,
     describe_endpoint,
     fetch_card,
@@ -38,34 +30,27 @@ from a2a_progress.cli.agent_client import (
     only_transport,
     open_client,
 )
-from a2a_progress.cli.demo_agent import DEMO_QUESTION
-from a2a_progress.cli.errors import CliError, ExitCode
-from a2a_progress.cli.live_view import LiveView
-from a2a_progress.cli.serve_demo import DEFAULT_SERVICE_NAME as CALLEE_SERVICE
-from a2a_progress.cli.telemetry import (
-    ENV_ENDPOINT,
-    ENV_TRACES_ENDPOINT,
-    Telemetry,
-    endpoint_reachable,
-    env_endpoint,
-    jaeger_ui_for,
-    start_telemetry,
+from a2a_progress.cli.demo.agent import DEMO_QUESTION
+from a2a_progress.cli.demo.command import DEFAULT_TRACE_FILE
+from a2a_progress.cli.demo.processes import agent_process, child_environment, free_port
+from a2a_progress.cli.demo.serve import DEFAULT_SERVICE_NAME as CALLEE_SERVICE
+from a2a_progress.cli.demo.trace import (
+    ENDPOINTS,
+    ROOT_SPAN,
+    export_to_environment,
+    remote_trace_line,
+    show_trace,
 )
-from a2a_progress.cli.trace_view import Waterfall
-from a2a_progress.cli.watch import exit_code_of, follow_turn, user_message
+from a2a_progress.cli.errors import CliError
+from a2a_progress.cli.live_view import LiveView
+from a2a_progress.cli.telemetry import Telemetry, start_telemetry
+from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
 from a2a_progress.consumer import TurnOutcome
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp_receiver import OtlpReceiver
 from a2a_progress.serve import Transport
 
 CALLER_SERVICE: Final = "demo-caller"
-DEFAULT_TRACE_FILE: Final = "a2a-progress-trace.json"
-ROOT_SPAN: Final = "a2a-progress demo"
 _CALL_TIMEOUT: Final = 30.0
-_STARTUP_TIMEOUT: Final = 30.0
-_STOP_TIMEOUT: Final = 10.0
-_TRACE_TIMEOUT: Final = 10.0
-_PLAIN_WIDTH: Final = 120
-ENDPOINTS: Final = frozenset({ENV_ENDPOINT, ENV_TRACES_ENDPOINT})
 
 
 @dataclass(frozen=True)
@@ -102,177 +87,36 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
     receiver = OtlpReceiver("127.0.0.1", http_port=0, grpc_port=None).start()
     try:
         traces_url = f"{receiver.http_endpoint}/v1/traces"
-        endpoint = env_endpoint()
-        export_env = endpoint is None or endpoint_reachable(endpoint)
-        if not export_env:
-            # Retrying a dead collector would slow the demo and flood stderr; say it once.
-            console.print(
-                f"Not exporting to {endpoint} (OTEL_EXPORTER_OTLP_ENDPOINT): nothing answers "
-                "there. Is the docker-compose stack up (`docker compose up -d`)?",
-                style="yellow",
-                markup=False,
-                highlight=False,
-            )
+        export_env = export_to_environment(console)
         telemetry = start_telemetry(CALLER_SERVICE, traces_url, use_env_endpoint=export_env)
         try:
-            async with _callee_process(options.pace, traces_url, export_env) as (url, pid):
-                outcome, trace_id = await _turn(url, options, console, telemetry, pid=pid)
+            http_port, grpc_port = free_port(), free_port()
+            env = child_environment(
+                CALLEE_SERVICE, export_env=export_env, endpoint_variables=ENDPOINTS
+            )
+            args = [
+                "serve-demo",
+                *("--host", "127.0.0.1", "--port", str(http_port), "--grpc-port", str(grpc_port)),
+                *("--pace", str(options.pace), "--otlp-http", traces_url),
+            ]
+            async with agent_process("demo callee", args, env, http_port=http_port) as callee:
+                outcome, trace_id = await _turn(
+                    callee.url, options, console, telemetry, pid=callee.pid
+                )
             telemetry.flush()
-            _show_trace(receiver, trace_id, options.trace_file, telemetry, console)
+            show_trace(
+                receiver,
+                trace_id,
+                options.trace_file,
+                telemetry,
+                console,
+                servers=[CALLEE_SERVICE],
+            )
         finally:
             telemetry.close()
     finally:
         receiver.stop()
     return exit_code_of(outcome)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextlib.asynccontextmanager
-async def _callee_process(
-    pace: float, traces_url: str, export_env: bool
-) -> AsyncIterator[tuple[str, int]]:
-    """Run ``serve-demo`` as a child on free loopback ports; yield its URL and pid.
-
-    ``export_env`` false keeps the child from exporting to ``OTEL_EXPORTER_OTLP_ENDPOINT``.
-    """
-    http_port, grpc_port = _free_port(), _free_port()
-    env = {
-        **{key: value for key, value in os.environ.items() if export_env or key not in ENDPOINTS},
-        "OTEL_SERVICE_NAME": CALLEE_SERVICE,
-        "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false",
-    }
-    args = [
-        "serve-demo",
-        *("--host", "127.0.0.1", "--port", str(http_port), "--grpc-port", str(grpc_port)),
-        *("--pace", str(pace), "--otlp-http", traces_url),
-    ]
-    with tempfile.TemporaryFile() as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "a2a_progress.cli",
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            env=env,
-        )
-        try:
-            url = f"http://127.0.0.1:{http_port}"
-            await _wait_until_serving(url, process, log)
-            yield url, process.pid
-        finally:
-            await _stop(process)
-
-
-async def _wait_until_serving(
-    url: str, process: asyncio.subprocess.Process, log: IO[bytes]
-) -> None:
-    deadline = asyncio.get_running_loop().time() + _STARTUP_TIMEOUT
-    async with httpx.AsyncClient(timeout=1.0) as http:
-        while True:
-            if process.returncode is not None:
-                raise CliError(
-                    f"the demo callee exited with code {process.returncode}: {_last_line(log)}",
-                    ExitCode.UNREACHABLE,
-                )
-            with contextlib.suppress(httpx.RequestError):
-                if (await http.get(card_url(url))).status_code == 200:
-                    return
-            if asyncio.get_running_loop().time() > deadline:
-                raise CliError(
-                    f"the demo callee did not serve {url} within {_STARTUP_TIMEOUT:g}s: "
-                    f"{_last_line(log)}",
-                    ExitCode.UNREACHABLE,
-                )
-            await asyncio.sleep(0.1)
-
-
-def _last_line(log: IO[bytes]) -> str:
-    log.seek(0)
-    lines = [line.strip() for line in log.read().decode(errors="replace").splitlines()]
-    return next((line for line in reversed(lines) if line), "no output")
-
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM (the callee flushes its spans and exits), then SIGKILL if it hangs."""
-    if process.returncode is None:
-        process.terminate()
-    try:
-        await asyncio.wait_for(process.wait(), _STOP_TIMEOUT)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-
-
-def _show_trace(
-    receiver: OtlpReceiver,
-    trace_id: str,
-    trace_file: str,
-    telemetry: Telemetry,
-    console: Console,
-) -> None:
-    def complete(spans: list[ReceivedSpan]) -> bool:
-        ours = [span for span in spans if span.trace_id == trace_id]
-        return any(span.name == ROOT_SPAN for span in ours) and any(
-            span.service_name == CALLEE_SERVICE and span.kind == "SERVER" for span in ours
-        )
-
-    try:
-        spans = receiver.wait_for_spans(complete, _TRACE_TIMEOUT)
-    except TimeoutError:
-        spans = receiver.spans()
-        console.print(
-            f"Some spans did not arrive within {_TRACE_TIMEOUT:g}s; the trace is partial.",
-            style="yellow",
-        )
-    trace = [span for span in spans if span.trace_id == trace_id]
-    console.print()
-    console.print(Rule("trace of both agents, as received over OTLP", style="dim"))
-    # A pipe has no width: do not squeeze the bars into rich's default 80 columns.
-    width = console.width if console.is_terminal else max(console.width, _PLAIN_WIDTH)
-    console.print(Waterfall(trace), width=width)
-    path = Path(trace_file)
-    count = receiver.write_otlp_json(path)
-    console.print(
-        f"\nWrote {count} spans as OTLP JSON to {path}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
-    console.print(
-        "(an OTLP/JSON export request: Jaeger's JSON upload and a collector's otlpjsonfile "
-        "receiver read it)",
-        style="dim",
-        markup=False,
-        highlight=False,
-    )
-    _where_else(telemetry, trace_id, console)
-
-
-def _where_else(telemetry: Telemetry, trace_id: str, console: Console) -> None:
-    """Say where else the spans went, or how to see them in Jaeger."""
-    if not telemetry.exports_to:
-        console.print(
-            "To see this trace in Jaeger: `docker compose up -d`, then "
-            "`OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 make demo`.",
-            style="dim",
-            markup=False,
-            highlight=False,
-        )
-        return
-    for endpoint in telemetry.exports_to:
-        jaeger = jaeger_ui_for(endpoint)
-        where = f"Also exported to {endpoint}"
-        if jaeger is not None:
-            where += f"; in Jaeger: {jaeger}/trace/{trace_id}"
-        console.print(where, markup=False, highlight=False, soft_wrap=True)
 
 
 # -- one turn ----------------------------------------------------------------------------------
@@ -361,8 +205,7 @@ async def _remote_turn(
 ) -> int:
     outcome, trace_id = await _turn(url, options, console, telemetry)
     telemetry.flush()
-    if telemetry.provider is not None:
-        jaeger = next(filter(None, map(jaeger_ui_for, telemetry.exports_to)), None)
-        where = f"{jaeger}/trace/{trace_id}" if jaeger else trace_id
-        console.print(f"trace: {where}", markup=False, highlight=False, soft_wrap=True)
+    line = remote_trace_line(telemetry, trace_id)
+    if line is not None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     return exit_code_of(outcome)

@@ -1,0 +1,97 @@
+"""Argument parsing shared by every command: the parser type, the registry, value types.
+
+Each command module has a ``register(commands)`` function that adds its subparser with
+:meth:`Commands.add` and names the function that runs it; ``a2a_progress.cli.commands`` lists
+the modules. ``main`` parses and calls ``args.run(args)``: there is no dispatch table to edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Final, NoReturn
+
+from a2a_progress.cli.errors import EXIT_CODES_HELP, ExitCode
+
+PROG: Final = "a2a-progress"
+TRANSPORT_CHOICES: Final = ("jsonrpc", "rest", "grpc")
+
+RunCommand = Callable[[argparse.Namespace], int]
+"""Runs a parsed command; returns its exit code (failures raise ``CliError``)."""
+
+
+class CliParser(argparse.ArgumentParser):
+    """Usage errors as one line (and exit code 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps descriptions to the terminal; keeps pre-formatted text (the exit codes) as is."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+class Commands:
+    """The subcommands of ``parser``; each command module adds itself with :meth:`add`."""
+
+    def __init__(self, parser: CliParser) -> None:
+        self._subparsers = parser.add_subparsers(
+            dest="command", metavar="COMMAND", parser_class=CliParser
+        )
+        self._subparsers.required = True
+
+    def add(
+        self,
+        name: str,
+        run: RunCommand,
+        *,
+        help: str,
+        description: str,
+        exit_codes: bool = True,
+    ) -> CliParser:
+        """Add the command ``name``, run by ``run``; returns its parser for the arguments."""
+        parser = self._subparsers.add_parser(
+            name,
+            help=help,
+            description=description,
+            epilog=EXIT_CODES_HELP if exit_codes else None,
+            formatter_class=HelpFormatter,
+        )
+        parser.set_defaults(run=run, command_parser=parser)
+        return parser
+
+
+def usage_error(args: argparse.Namespace, message: str) -> NoReturn:
+    """Refuse the parsed arguments of a command: one line on stderr, exit code 2."""
+    parser: CliParser = args.command_parser
+    parser.error(message)
+
+
+def positive(value: str) -> float:
+    """An argument type: a number greater than 0."""
+    number = float(value)
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, not {value}")
+    return number
+
+
+def non_negative(value: str) -> float:
+    """An argument type: a number, 0 or more."""
+    number = float(value)
+    if not number >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return number
+
+
+def header(value: str) -> tuple[str, str]:
+    """An argument type: ``NAME=VALUE``."""
+    name, sep, content = value.partition("=")
+    if not sep or not name.strip():
+        # Never echo the argument: it may be a credential typed without its name.
+        raise argparse.ArgumentTypeError("must be NAME=VALUE")
+    return name.strip(), content

@@ -1,0 +1,74 @@
+"""``a2a-progress demo``: the command line; :mod:`a2a_progress.cli.demo.run` does the work."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from a2a_progress.cli.arguments import (
+    TRANSPORT_CHOICES,
+    Commands,
+    non_negative,
+    positive,
+    usage_error,
+)
+from a2a_progress.cli.console import output_console
+from a2a_progress.cli.demo.agent import DEMO_QUESTION
+
+DEFAULT_TRACE_FILE = "a2a-progress-trace.json"
+
+
+def register(commands: Commands) -> None:
+    """Add ``demo`` to the command line."""
+    demo = commands.add(
+        "demo",
+        _run,
+        help="run a caller and a callee agent on 127.0.0.1 and show one turn, live and as a trace",
+        description="Start a demo callee agent (a child process) and a caller, both traced, on "
+        "127.0.0.1; run one turn, showing the callee's tool calls live, then the trace of both "
+        "agents. Nothing to install, no network. With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans "
+        "also go there (e.g. the docker-compose stack's collector, http://localhost:4318).",
+    )
+    demo.add_argument(
+        "--trace-file",
+        default=DEFAULT_TRACE_FILE,
+        metavar="PATH",
+        help="where to write the trace as OTLP JSON (default: %(default)s)",
+    )
+    demo.add_argument(
+        "--pace",
+        type=non_negative,
+        default=1.0,
+        metavar="FACTOR",
+        help="scale the callee's pauses: 0.5 is twice as fast, 0 has none (default: 1)",
+    )
+    demo.add_argument("--transport", choices=TRANSPORT_CHOICES, help="call the callee over this")
+    demo.add_argument("--message", help="ask this instead of the demo question")
+    demo.add_argument(
+        "--remote",
+        metavar="URL",
+        help="no embedded callee: run the turn against the demo callee at URL (no trace view)",
+    )
+    demo.add_argument(
+        "--every",
+        type=positive,
+        metavar="SECONDS",
+        help="with --remote: run a turn every SECONDS until stopped",
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.every is not None and args.remote is None:
+        usage_error(args, "--every needs --remote")
+    # Imported here: the OTLP receiver and exporters are only needed once the demo runs.
+    from a2a_progress.cli.demo.run import DemoOptions, run_demo
+
+    options = DemoOptions(
+        remote=args.remote,
+        every=args.every,
+        trace_file=args.trace_file,
+        pace=args.pace,
+        transport=args.transport,
+        message=args.message or DEMO_QUESTION,
+    )
+    return asyncio.run(run_demo(options, output_console()))

@@ -1,0 +1,135 @@
+"""Running one turn against an agent and showing it: shared by ``watch`` and ``demo``.
+
+:func:`follow_turn` feeds a turn's events through :func:`a2a_progress.consumer.follow` into a
+sink and returns how the turn ended; :func:`exit_code_of` turns that into the exit code.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+from a2a.client import Client
+from a2a.types.a2a_pb2 import (
+    GetTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    Task,
+)
+
+from a2a_progress.cli.agent_client import agent_errors
+from a2a_progress.cli.errors import CliError, ExitCode, exit_code_for_state, state_label
+from a2a_progress.cli.view.sink import ProgressSink
+from a2a_progress.consumer import (
+    INTERRUPTED_STATES,
+    TERMINAL_STATES,
+    ProgressAssembler,
+    TurnOutcome,
+    follow,
+)
+
+
+def user_message(text: str) -> SendMessageRequest:
+    """A request carrying ``text`` as a new user message."""
+    return SendMessageRequest(
+        message=Message(role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=text)])
+    )
+
+
+class _TaskIdTap:
+    """Passes events through and remembers the task they belong to."""
+
+    def __init__(self, events: AsyncIterator[StreamResponse | Task], task_id: str | None) -> None:
+        self._events = events
+        self.task_id = task_id
+
+    async def __aiter__(self) -> AsyncIterator[StreamResponse | Task]:
+        async for event in self._events:
+            if self.task_id is None:
+                self.task_id = _task_id_of(event) or None
+            yield event
+
+
+def _task_id_of(event: StreamResponse | Task) -> str:
+    if isinstance(event, Task):
+        return event.id
+    which = event.WhichOneof("payload")
+    if which == "task":
+        return event.task.id
+    if which in ("status_update", "artifact_update"):
+        return str(getattr(event, which).task_id)
+    return ""
+
+
+async def follow_turn(
+    client: Client,
+    events: AsyncIterator[StreamResponse | Task],
+    sink: ProgressSink,
+    *,
+    url: str,
+    task_id: str | None = None,
+) -> TurnOutcome:
+    """Show a turn's events on ``sink`` until it ends; return how it ended.
+
+    When the stream breaks with an error (an agent whose executor raised ends the stream with
+    an error, not a FAILED event; subscribing to a finished task is refused), the task is fetched
+    once: if it has ended, its final state is shown and returned instead of the error.
+    """
+    assembler = ProgressAssembler()
+    tap = _TaskIdTap(events, task_id)
+    outcome: TurnOutcome | None = None
+    try:
+        with agent_errors(url, task_id=task_id):
+            async for item in follow(tap, assembler=assembler):
+                sink.update(item)
+                if isinstance(item, TurnOutcome) and outcome is None:
+                    outcome = item
+    except CliError:
+        if tap.task_id is None:
+            raise
+        snapshot = await _final_task(client, tap.task_id)
+        if snapshot is None:
+            raise
+        for item in assembler.feed(snapshot):
+            sink.update(item)
+            if isinstance(item, TurnOutcome) and outcome is None:
+                outcome = item
+        if outcome is None:
+            raise
+    if outcome is None:  # follow() always ends with an outcome; keep mypy and readers sure
+        raise CliError(f"{url} sent no events", ExitCode.INCOMPLETE)
+    return outcome
+
+
+async def _final_task(client: Client, task_id: str) -> Task | None:
+    """The task, if it can be fetched and has ended (or waits for input); else None."""
+    try:
+        task = await client.get_task(GetTaskRequest(id=task_id))
+    except Exception:  # noqa: BLE001 - the original error is the one to report
+        return None
+    state = task.status.state
+    return task if state in TERMINAL_STATES or state in INTERRUPTED_STATES else None
+
+
+def outcome_reason(outcome: TurnOutcome) -> str:
+    """The one-line stderr reason for a turn that did not complete."""
+    label = state_label(outcome.state)
+    task = f"task {outcome.task_id}"
+    reply = " ".join(outcome.reply.split())
+    if not outcome.terminal and exit_code_for_state(outcome.state) is ExitCode.INCOMPLETE:
+        return f"the stream ended before {task} did (last state: {label})"
+    detail = f": {reply}" if reply else ""
+    if label in ("input_required", "auth_required"):
+        return f"{task} is waiting: {label.replace('_', ' ')}{detail}"
+    return f"{task} {label}{detail}"
+
+
+def exit_code_of(outcome: TurnOutcome) -> int:
+    """0 for a completed turn; otherwise raises :class:`CliError` with the reason and code."""
+    code = exit_code_for_state(outcome.state)
+    if code is not ExitCode.COMPLETED:
+        raise CliError(outcome_reason(outcome), code)
+    return int(code)

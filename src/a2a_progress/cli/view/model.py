@@ -1,0 +1,256 @@
+"""What a view knows of one turn, and the changes each update makes to it.
+
+:class:`TurnModel` applies consumer updates — tool calls with their start and end times, notes
+(thinking, progress text, errors, plain-text status), the tail of streamed output, the outcome —
+and returns the changes in the order they happened. The plain sink prints one line per change;
+the live tree draws the whole model on every refresh. Neither decides what happened: only here.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from a2a_progress.cli.errors import state_label
+from a2a_progress.consumer import CallRecord, ProgressUpdate, TurnOutcome
+from a2a_progress.envelope import Kind, Status
+
+# Style of each terminal state in the live tree: its symbol and colour.
+TERMINAL_STYLES: Final = {
+    "completed": ("✓", "green"),
+    "failed": ("✗", "red"),
+    "rejected": ("✗", "red"),
+    "canceled": ("✗", "yellow"),
+    "input_required": ("?", "yellow"),
+    "auth_required": ("?", "yellow"),
+}
+
+
+@dataclass
+class CallNode:
+    """One tool call in the view: when it started and ended (view clock), its output tail."""
+
+    record: CallRecord
+    seq: int
+    started: float
+    tail: deque[str]
+    ended: float | None = None
+    reason: str | None = None
+    partial: str = ""
+    lines: int = 0
+
+    def add_output(self, chunk: str) -> list[str]:
+        """Append a chunk of output; return the lines it completed."""
+        pieces = (self.partial + chunk).split("\n")
+        self.partial = pieces.pop()
+        self.tail.extend(pieces)
+        self.lines += len(pieces)
+        return pieces
+
+    @property
+    def name(self) -> str:
+        """``tool [call-id]``, or the tool alone when the call has no id."""
+        record = self.record
+        return f"{record.tool} [{record.tool_call_id}]" if record.tool_call_id else record.tool
+
+    @property
+    def why(self) -> str:
+        """Why an aborted call ended: the callee's reason, else the consumer's end reason."""
+        record = self.record
+        return self.reason or (record.end_reason.value if record.end_reason else "aborted")
+
+
+@dataclass
+class NoteNode:
+    """A line of the turn that is not a tool call."""
+
+    kind: str  # "thinking", "text", "error" or "status" (a plain-text working update)
+    text: str
+    seq: int
+
+
+# -- changes, in the order they happened -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskSeen:
+    """The turn's task id became known."""
+
+    task_id: str
+
+
+@dataclass(frozen=True)
+class CallStarted:
+    """A tool call started."""
+
+    node: CallNode
+
+
+@dataclass(frozen=True)
+class CallEnded:
+    """A tool call ended (done or aborted); ``node.ended`` is set."""
+
+    node: CallNode
+
+
+@dataclass(frozen=True)
+class NoteAdded:
+    """Thinking, progress text, an error or a plain-text status arrived."""
+
+    node: NoteNode
+
+
+@dataclass(frozen=True)
+class OutputLine:
+    """A tool call's streamed output completed a line."""
+
+    node: CallNode
+    line: str
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The turn ended; ``summary`` is its one-line description."""
+
+    outcome: TurnOutcome
+    summary: str
+
+
+Change = TaskSeen | CallStarted | CallEnded | NoteAdded | OutputLine | TurnEnded
+
+
+def first_line(text: str) -> tuple[str, int]:
+    """The first non-blank line of ``text``, and how many more non-blank lines follow it."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (lines[0], len(lines) - 1) if lines else ("", 0)
+
+
+def more_lines(lines: int) -> str:
+    """`` (+2 more lines)`` for collapsed text; empty when nothing is hidden."""
+    return f" (+{lines} more line{'' if lines == 1 else 's'})" if lines else ""
+
+
+def duration(seconds: float) -> str:
+    """``0.50s`` under ten seconds, ``12.3s`` above."""
+    return f"{seconds:.2f}s" if seconds < 10 else f"{seconds:.1f}s"
+
+
+@dataclass
+class TurnModel:
+    """The state of one turn as a view shows it.
+
+    Args:
+        tail: how many of the latest output lines to keep under a tool call.
+        clock: seconds, monotonic; durations are as the caller sees them.
+    """
+
+    tail: int
+    clock: Callable[[], float]
+    nodes: list[CallNode | NoteNode] = field(default_factory=list)
+    calls: dict[int, CallNode] = field(default_factory=dict)
+    task_id: str = ""
+    outcome: TurnOutcome | None = None
+    ended: float | None = None
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def apply(self, item: ProgressUpdate | TurnOutcome) -> list[Change]:
+        """Apply one update; return what it changed, in order."""
+        changes: list[Change] = []
+        if isinstance(item, TurnOutcome):
+            self._finish(item, changes)
+        else:
+            self._progress(item, changes)
+        return changes
+
+    def _progress(self, update: ProgressUpdate, changes: list[Change]) -> None:
+        if not self.task_id and update.task_id:
+            self.task_id = update.task_id
+            changes.append(TaskSeen(update.task_id))
+        now = self.clock()
+        for record in update.closed:
+            if record is not update.call:
+                self._end_call(record, now, None, changes)
+        envelope = update.envelope
+        call = update.call
+        if update.opened and call is not None:
+            node = CallNode(call, envelope.seq, now, deque(maxlen=self.tail))
+            self.calls[id(call)] = node
+            self._insert(node, update.late)
+            changes.append(CallStarted(node))
+        if update.degraded:
+            self._note("status", update.fallback, 0, False, changes)
+        elif envelope.kind is Kind.TOOL_OUTPUT_APPEND:
+            self._output(update, call, changes)
+        elif envelope.kind is not Kind.TOOL_CALL:
+            self._note(
+                envelope.kind.value, envelope.content or "", envelope.seq, update.late, changes
+            )
+        if call is not None and call in update.closed:
+            reason = envelope.payload.get("reason")
+            self._end_call(call, now, reason if isinstance(reason, str) else None, changes)
+
+    def _output(
+        self, update: ProgressUpdate, call: CallRecord | None, changes: list[Change]
+    ) -> None:
+        node = self.calls.get(id(call)) if call is not None else None
+        chunk = update.envelope.content or ""
+        if node is None:
+            # Output of a call this view never saw start: show it as text.
+            self._note("text", chunk, update.envelope.seq, update.late, changes)
+            return
+        changes.extend(OutputLine(node, line) for line in node.add_output(chunk))
+
+    def _note(self, kind: str, text: str, seq: int, late: bool, changes: list[Change]) -> None:
+        node = NoteNode(kind, text, seq)
+        self._insert(node, late)
+        changes.append(NoteAdded(node))
+
+    def _insert(self, node: CallNode | NoteNode, late: bool) -> None:
+        if late:
+            for index, other in enumerate(self.nodes):
+                if other.seq > node.seq:
+                    self.nodes.insert(index, node)
+                    return
+        self.nodes.append(node)
+
+    def _end_call(
+        self, record: CallRecord, now: float, reason: str | None, changes: list[Change]
+    ) -> None:
+        node = self.calls.get(id(record))
+        if node is None or node.ended is not None:
+            return
+        node.ended = now
+        node.reason = reason
+        if node.partial:
+            node.add_output("\n")
+        changes.append(CallEnded(node))
+
+    def _finish(self, outcome: TurnOutcome, changes: list[Change]) -> None:
+        now = self.clock()
+        for record in outcome.closed:
+            self._end_call(record, now, None, changes)
+        self.outcome = outcome
+        self.ended = now
+        changes.append(TurnEnded(outcome, self.summary(outcome, now)[0]))
+
+    def running(self) -> int:
+        """How many tool calls are still running."""
+        return sum(1 for node in self.calls.values() if node.ended is None)
+
+    def summary(self, outcome: TurnOutcome, now: float) -> tuple[str, str]:
+        """The outcome in one line, and its style: e.g. ``completed in 6.93s · 5 tool calls``."""
+        label = state_label(outcome.state)
+        took = duration(now - self.started)
+        if not outcome.terminal and label not in TERMINAL_STYLES:
+            return f"stream ended before the task did (last state: {label}) after {took}", "yellow"
+        calls = self.calls.values()
+        aborted = sum(1 for node in calls if node.record.status is Status.ABORTED)
+        summary = f"{label} in {took}  ·  {len(calls)} tool call{'' if len(calls) == 1 else 's'}"
+        if aborted:
+            summary += f", {aborted} aborted"
+        return summary, TERMINAL_STYLES[label][1]
