@@ -23,9 +23,9 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from a2a_progress.consumer import EndReason, ProgressAssembler, ProgressUpdate, TurnOutcome, follow
 from a2a_progress.envelope import Kind
-from a2a_progress.otel import bridge as bridge_module
+from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import TurnTelemetry, end_live_turns
+from a2a_progress.otel.bridge import Bridge, TurnTelemetry
 from a2a_progress.serve import create_client
 
 from .agents import Callee, callee_process, request
@@ -99,9 +99,16 @@ def held_since(warm: tracemalloc.Snapshot | None) -> int:
     return sum(diff.size_diff for diff in snapshot().compare_to(warm, "filename"))
 
 
+def live_bridge() -> Bridge:
+    """The instrumentor's bridge (instrumented by the test)."""
+    bridge = A2AProgressInstrumentor().bridge
+    assert bridge is not None
+    return bridge
+
+
 def the_live_turn() -> TurnTelemetry:
     """The caller's one open turn (the bridge keeps them for shutdown)."""
-    [turn] = list(bridge_module._live_turns)
+    [turn] = live_bridge().live_turns
     return turn
 
 
@@ -164,7 +171,7 @@ async def test_a_flooding_peer_leaves_the_caller_bounded_and_responsive(peer: Ca
         finally:
             await client.close()
         peak = tracemalloc.get_traced_memory()[1]
-        assert len(bridge_module._live_turns) == 0  # walking away ended the turn's spans
+        assert len(live_bridge().live_turns) == 0  # walking away ended the turn's spans
     assert len(samples) >= 4, f"only {received} envelopes arrived"
     # The loop kept turning between every two samples: the flood never starved it.
     assert all(later.ticks > earlier.ticks for earlier, later in itertools.pairwise(samples))
@@ -229,7 +236,7 @@ async def test_a_turn_that_ends_without_a_terminal_state_closes_with_the_stream(
         finally:
             await client.close()
         assert assembler.live_turns == 0
-        assert len(bridge_module._live_turns) == 0
+        assert len(live_bridge().live_turns) == 0
     outcome = updates[-1]
     assert isinstance(outcome, TurnOutcome)
     assert not outcome.terminal
@@ -251,8 +258,8 @@ async def test_a_turn_that_never_ends_is_ended_at_shutdown(peer: Callee) -> None
                     if isinstance(update, ProgressUpdate) and update.envelope.kind is Kind.THINKING:
                         break  # the tool is running, and nothing more will ever come
                 # Process shutdown (the instrumentor's exit hook) while the stream is open.
-                end_live_turns()
-                assert len(bridge_module._live_turns) == 0
+                live_bridge().end_live_turns()
+                assert len(live_bridge().live_turns) == 0
         finally:
             await client.close()
     spans = pipeline.spans()

@@ -45,7 +45,6 @@ from otel_support import (
 
 from a2a_progress.envelope import Kind, Status
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import end_live_turns
 from a2a_progress.serve import create_client
 
 CALLER, CALLEE = conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE
@@ -364,7 +363,9 @@ async def test_process_shutdown_ends_live_turns(telemetry: Telemetry) -> None:
             pass
         await started.wait()
 
-        end_live_turns()
+        bridge = telemetry.instrumentor.bridge
+        assert bridge is not None
+        bridge.end_live_turns()  # what the instrumentor's exit hook does
 
         for observer in (CALLER, CALLEE):
             tool = telemetry.tool_span(observer)

@@ -130,7 +130,6 @@ async def test_instrumentation_never_alters_events(
 async def test_an_internal_error_is_logged_once_and_harms_nothing(
     telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(bridge, "_warned", set[str]())  # what earlier tests logged
 
     def broken(self: TurnTelemetry, update: object) -> None:
         raise RuntimeError("bridge bug")
@@ -149,7 +148,6 @@ async def test_an_internal_error_is_logged_once_and_harms_nothing(
 async def test_a_failure_while_ending_still_ends_every_span(
     telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(bridge, "_warned", set[str]())
     caplog.set_level(logging.WARNING, logger=bridge.__name__)
 
     def broken(*args: object, **kwargs: object) -> None:
@@ -168,7 +166,6 @@ async def test_a_failure_while_ending_still_ends_every_span(
 async def test_failures_to_start_telemetry_harm_nothing(
     telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(bridge, "_warned", set[str]())
     caplog.set_level(logging.WARNING, logger=bridge.__name__)
 
     def broken(*args: object, **kwargs: object) -> None:

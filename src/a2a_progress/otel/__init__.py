@@ -20,14 +20,23 @@ Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider``,
 (``{"caller", "callee"}``) and ``redactor``; each setting falls back to its environment variable
 (see :mod:`a2a_progress.otel.config`). ``caller_tracer_provider`` / ``callee_tracer_provider``
 give one side its own provider, e.g. for two services (``service.name``) in one process.
+
+What is process-wide: the patches on a2a-sdk's classes (request handlers, ``BaseClient``), the
+``atexit`` hook and, when the application has none, the SIGTERM handler
+(:mod:`a2a_progress.otel.shutdown`). Everything else — the bridge with its settings, live turns,
+the turns by task id and the log-once memory — belongs to one instrumentation: ``uninstrument()``
+removes the patches and gives SIGTERM back, and the next ``instrument()`` starts with a new
+bridge. Per-request state is in context variables, never shared between requests: the A2A
+method being served, and the tool spans current in each task
+(:mod:`a2a_progress.otel.tool_context`).
 """
 
 from __future__ import annotations
 
-import atexit
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any
 
+from opentelemetry import metrics, trace
 from opentelemetry.instrumentation.instrumentor import (  # type: ignore[attr-defined]
     BaseInstrumentor,
 )
@@ -35,30 +44,35 @@ from opentelemetry.metrics import get_meter
 from opentelemetry.trace import Tracer, TracerProvider, get_tracer
 
 from a2a_progress.otel import callee, caller
-from a2a_progress.otel.bridge import Bridge, end_live_turns
+from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import SIDE_CALLEE, SIDE_CALLER, BridgeConfig
 from a2a_progress.otel.conventions import SCHEMA_URL
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.package import _instruments
+from a2a_progress.otel.shutdown import ExitHooks
 from a2a_progress.otel.version import __version__
 
 __all__ = ["A2AProgressInstrumentor"]
 
-_shutdown_hook_registered = False
+_PROVIDER_ARGUMENTS = ("tracer_provider", "caller_tracer_provider", "callee_tracer_provider")
 
 
 class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
     """Instruments a2a-sdk callees and callers so progress envelopes become spans."""
 
     _bridge: Bridge | None = None
+    _exit_hooks: ExitHooks | None = None
+
+    @property
+    def bridge(self) -> Bridge | None:
+        """The live instrumentation (settings, open turns), or None when not instrumented."""
+        return self._bridge
 
     def instrumentation_dependencies(self) -> Collection[str]:
         """The a2a-sdk versions this instrumentation supports."""
         return _instruments
 
     def _instrument(self, **kwargs: Any) -> None:
-        global _shutdown_hook_registered  # noqa: PLW0603 - one process-wide exit hook
-
         def tracer(provider: TracerProvider | None) -> Tracer:
             return get_tracer(__name__, __version__, provider, schema_url=SCHEMA_URL)
 
@@ -78,17 +92,23 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         )
         callee.instrument(bridge)
         caller.instrument(bridge)
-        A2AProgressInstrumentor._bridge = bridge
-        if not _shutdown_hook_registered:
-            # Registered after the SDK's providers, so it runs before they shut down (LIFO):
-            # spans still open at exit end with reason "shutdown" and are exported.
-            atexit.register(end_live_turns)
-            _shutdown_hook_registered = True
+        given = [kwargs[name] for name in _PROVIDER_ARGUMENTS if kwargs.get(name) is not None]
+
+        def providers() -> Iterator[object]:
+            # The global providers are asked when a flush is due: they may be set after this.
+            yield from given or [trace.get_tracer_provider()]
+            yield kwargs.get("meter_provider") or metrics.get_meter_provider()
+
+        hooks = ExitHooks(bridge, providers)
+        hooks.install()
+        self._bridge, self._exit_hooks = bridge, hooks
 
     def _uninstrument(self, **kwargs: Any) -> None:
-        bridge = A2AProgressInstrumentor._bridge
+        bridge, hooks = self._bridge, self._exit_hooks
+        self._bridge = self._exit_hooks = None
         if bridge is not None:
             bridge.active = False
-        A2AProgressInstrumentor._bridge = None
+        if hooks is not None:
+            hooks.remove()
         callee.uninstrument()
         caller.uninstrument()

@@ -61,15 +61,6 @@ _FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_S
 
 A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
 
-_warned: set[str] = set()
-
-
-def warn_once(where: str) -> None:
-    """Log an internal bridge failure once per place: telemetry must never break the agent."""
-    if where not in _warned:
-        _warned.add(where)
-        logger.warning("a2a-progress telemetry error in %s (logged once)", where, exc_info=True)
-
 
 def bounded(text: str, limit: int) -> tuple[str, bool]:
     """``text`` cut to ``limit`` UTF-8 bytes with a marker; and whether it was cut.
@@ -162,26 +153,21 @@ class _EventBuffer:
             self.span.set_attribute(conv.EVENTS_DROPPED, self.dropped)
 
 
-class _ToolSpan:
-    __slots__ = ("events", "name", "started")
+class ToolSpan:
+    """One tool call's ``execute_tool`` span; ``is_open`` until the bridge ends it."""
+
+    __slots__ = ("events", "is_open", "name", "started")
 
     def __init__(self, span: Span, name: str, cap: int) -> None:
         self.events = _EventBuffer(span, cap)
         self.name = name
         self.started = time.monotonic()
+        self.is_open = True
 
-
-# Every turn still open, so process shutdown can end their spans before the exporter stops.
-_live_turns: weakref.WeakSet[TurnTelemetry] = weakref.WeakSet()
-_live_lock = threading.Lock()
-
-
-def end_live_turns() -> None:
-    """End every open turn and tool span with reason ``shutdown``."""
-    with _live_lock:
-        turns = list(_live_turns)
-    for turn in turns:
-        turn.end(reason=EndReason.SHUTDOWN)
+    @property
+    def span(self) -> Span:
+        """The ``execute_tool`` span."""
+        return self.events.span
 
 
 class Bridge:
@@ -200,6 +186,30 @@ class Bridge:
         self.metrics = metrics
         self.config = config
         self.active = True
+        self._warned: set[str] = set()
+        # Callee turns by task id, so cancel()'s events (CANCELED) reach the turn execute() opened.
+        self.turns_by_task: dict[str, TurnTelemetry] = {}
+        # Every turn still open, so process shutdown can end their spans before the exporter
+        # stops (weak: a turn nobody holds any more has ended, or never will be read).
+        self._live: weakref.WeakSet[TurnTelemetry] = weakref.WeakSet()
+        self._live_lock = threading.Lock()
+
+    def warn_once(self, where: str) -> None:
+        """Log an internal bridge failure once per place: telemetry must never break the agent."""
+        if where not in self._warned:
+            self._warned.add(where)
+            logger.warning("a2a-progress telemetry error in %s (logged once)", where, exc_info=True)
+
+    @property
+    def live_turns(self) -> list[TurnTelemetry]:
+        """The turns started and not yet ended."""
+        with self._live_lock:
+            return list(self._live)
+
+    def end_live_turns(self) -> None:
+        """End every open turn and tool span with reason ``shutdown``."""
+        for turn in self.live_turns:
+            turn.end(reason=EndReason.SHUTDOWN)
 
     def tracer_for(self, side: str) -> Tracer:
         """The tracer of ``side`` (``"caller"`` / ``"callee"``)."""
@@ -239,6 +249,7 @@ class TurnTelemetry:
     """
 
     def __init__(self, bridge: Bridge, observer: str, span: Span) -> None:
+        self._bridge = bridge
         self._tracer = bridge.tracer_for(observer)
         self._metrics = bridge.metrics
         self._config = bridge.config
@@ -247,14 +258,15 @@ class TurnTelemetry:
         self._span = span
         self._span_events = _EventBuffer(span, self._config.max_events_per_span)
         self._assembler = ProgressAssembler(on_discard=self._count_discard)
-        self._tools: dict[int, _ToolSpan] = {}
+        self._tools: dict[int, ToolSpan] = {}
+        self._opened: list[ToolSpan] | None = None
         self._context = trace.set_span_in_context(span)
         self._task_id: str | None = None
         self._context_id: str | None = None
         self._state: int | None = None
         self._ended = False
-        with _live_lock:
-            _live_turns.add(self)
+        with bridge._live_lock:
+            bridge._live.add(self)
 
     @property
     def span(self) -> Span:
@@ -266,10 +278,11 @@ class TurnTelemetry:
         """The last task state seen, if any."""
         return self._state
 
-    def feed(self, event: A2AEvent) -> None:
-        """Observe one event of the turn. Never raises."""
+    def feed(self, event: A2AEvent) -> list[ToolSpan] | None:
+        """Observe one event of the turn; the tool spans it opened, if any. Never raises."""
         if self._ended:
-            return
+            return None
+        self._opened = None
         try:
             self._note_ids(event)
             updates = self._assembler.feed(event)
@@ -279,7 +292,8 @@ class TurnTelemetry:
                 else:
                     self._progress(update)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
-            warn_once("feed")
+            self._bridge.warn_once("feed")
+        return self._opened
 
     def end(
         self,
@@ -298,8 +312,8 @@ class TurnTelemetry:
         if self._ended:
             return
         self._ended = True
-        with _live_lock:
-            _live_turns.discard(self)
+        with self._bridge._live_lock:
+            self._bridge._live.discard(self)
         try:
             for outcome in self._assembler.close(reason):
                 self._close_calls(outcome.closed, failed=error is not None)
@@ -313,10 +327,11 @@ class TurnTelemetry:
             elif self._state in _FAILED_STATES:
                 self._span.set_status(Status(StatusCode.ERROR, _state_name(self._state)))
         except Exception:  # noqa: BLE001
-            warn_once("end")
+            self._bridge.warn_once("end")
         finally:
             # Tool spans still open (none, unless closing them failed above) end before the turn.
             for tool in self._tools.values():
+                tool.is_open = False
                 tool.events.span.end()
             self._tools.clear()
             self._span.end()
@@ -443,7 +458,12 @@ class TurnTelemetry:
             kind=SpanKind.INTERNAL,
             attributes=attributes,
         )
-        self._tools[id(call)] = _ToolSpan(span, tool, self._config.max_events_per_span)
+        opened = ToolSpan(span, tool, self._config.max_events_per_span)
+        self._tools[id(call)] = opened
+        if self._opened is None:
+            self._opened = [opened]
+        else:
+            self._opened.append(opened)
 
     def _close_calls(
         self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
@@ -453,6 +473,7 @@ class TurnTelemetry:
             tool = self._tools.pop(id(call), None)
             if tool is None:
                 continue
+            tool.is_open = False
             end_reason = call.end_reason or EndReason.STREAM_CLOSED
             span = tool.events.span
             tool.events.flush()

@@ -5,7 +5,9 @@ returns a :class:`TracedStream` that passes every event through unchanged and en
 however the iteration stops: exhaustion, an exception, ``aclose()``, an early ``break`` or
 garbage collection. Transport classes are not touched (a2a-sdk's own tracing replaced their
 methods). Every wrapped call also carries the W3C trace context in its service parameters, which
-the transports send as HTTP headers or gRPC metadata.
+the transports send as HTTP headers or gRPC metadata. The call's span is current while the
+wrapped stream runs, so transport spans (e.g. ``opentelemetry-instrumentation-httpx``) nest
+under it.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from urllib.parse import urlsplit
 import wrapt
 from a2a.client import BaseClient, ClientCallContext
 from a2a.types.a2a_pb2 import StreamResponse
+from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import Bridge, TurnTelemetry, bounded, warn_once
+from a2a_progress.otel.bridge import Bridge, TurnTelemetry, bounded
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
 
 _PROPAGATION_ONLY: Final = ("get_task", "cancel_task")
@@ -50,16 +53,23 @@ def with_trace_context(kwargs: dict[str, Any], context: Context | None) -> dict[
 class TracedStream:
     """An async generator's events, passed through while a turn observes them."""
 
-    __slots__ = ("__weakref__", "_stream", "_turn")
+    __slots__ = ("__weakref__", "_context", "_stream", "_turn")
 
-    def __init__(self, stream: AsyncGenerator[StreamResponse, None], turn: TurnTelemetry) -> None:
+    def __init__(
+        self,
+        stream: AsyncGenerator[StreamResponse, None],
+        turn: TurnTelemetry,
+        context: Context,
+    ) -> None:
         self._stream = stream
         self._turn: TurnTelemetry | None = turn
+        self._context = context
 
     def __aiter__(self) -> TracedStream:
         return self
 
     async def __anext__(self) -> StreamResponse:
+        token = otel_context.attach(self._context)
         try:
             event = await self._stream.__anext__()
         except StopAsyncIteration:
@@ -68,6 +78,8 @@ class TracedStream:
         except BaseException as exc:
             self._finish(exc)
             raise
+        finally:
+            otel_context.detach(token)
         if self._turn is not None:
             self._turn.feed(event)
         return event
@@ -150,11 +162,12 @@ def _traced_call(bridge: Bridge, method_name: Callable[[BaseClient], str]) -> Ca
                 attributes=attributes,
             )
         except Exception:  # noqa: BLE001 - never let telemetry fail the call
-            warn_once("caller start")
+            bridge.warn_once("caller start")
             return wrapped(*args, **kwargs)
         try:
-            call_kwargs = with_trace_context(kwargs, trace.set_span_in_context(turn.span))
-            return TracedStream(wrapped(*args, **call_kwargs), turn)
+            context = trace.set_span_in_context(turn.span, otel_context.get_current())
+            call_kwargs = with_trace_context(kwargs, context)
+            return TracedStream(wrapped(*args, **call_kwargs), turn, context)
         except BaseException as exc:
             turn.end(error=exc)
             raise

@@ -1,0 +1,100 @@
+"""Which span is current while a callee's tool runs: the rule, in one place.
+
+The callee's ``execute()`` runs with its SERVER span current. A tool call's ``running`` update,
+enqueued from the task that runs the tool, makes that tool's ``execute_tool`` span the current
+span *of that task* (and of the tasks it starts from then on, which copy its context), so every
+span the tool's code opens is a child of it. Its ``done`` / ``aborted`` update gives the context
+back:
+
+- Each task keeps the tools it made current as a stack (an immutable tuple in a
+  :class:`~contextvars.ContextVar`: a task started inside a tool inherits a copy, so tools run
+  with ``asyncio.gather`` or a ``TaskGroup`` each nest their own work and never see each other's).
+- When the innermost open tool closes, the context that was current just before it opened comes
+  back (an agent's own span around the tool included) — unless the tool it was opened within has
+  closed already (two tools closed out of order); then the innermost tool still open is current,
+  else the exact context from before the first tool opened.
+- Closing a tool that is not the innermost (out of order) leaves the innermost one current.
+- A tool closed from another task (``cancel()``, the emitter aborting open calls at the end of
+  the turn) is dropped from this task's stack at its next enqueue: a closed span never stays
+  current past the task's next update.
+
+What the agent's code attaches itself between two updates is its own to detach; the stack is
+only consulted when an update is enqueued. ``execute()`` resets the stack and detaches its own
+context at its end, which restores everything a tool attached in that task.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Sequence
+from typing import Final
+
+from opentelemetry import context, trace
+from opentelemetry.context import Context
+
+from a2a_progress.otel.bridge import ToolSpan
+
+
+class _Current:
+    """A tool made current by this task: its span's context, and what was current before."""
+
+    __slots__ = ("before", "context", "tool")
+
+    def __init__(self, tool: ToolSpan, before: Context) -> None:
+        self.tool = tool
+        self.before = before
+        self.context = trace.set_span_in_context(tool.span, before)
+
+
+_Stack = tuple[_Current, ...]
+
+_EMPTY: Final[_Stack] = ()
+_stack: contextvars.ContextVar[_Stack] = contextvars.ContextVar(
+    "a2a_progress_tool_stack", default=_EMPTY
+)
+
+
+def reset() -> contextvars.Token[_Stack]:
+    """Start a turn with no tool current; give the token to :func:`restore` at its end."""
+    return _stack.set(_EMPTY)
+
+
+def restore(token: contextvars.Token[_Stack]) -> None:
+    """Undo :func:`reset` (in the task that called it)."""
+    _stack.reset(token)
+
+
+def after_enqueue(opened: Sequence[ToolSpan] | None) -> None:
+    """Apply the rule after the current task enqueued an update that ``opened`` tool spans."""
+    stack = _stack.get()
+    if not stack and not opened:
+        return  # the common case: no tool in this task, none opened
+    top = stack[-1] if stack else None
+    if top is not None and not top.tool.is_open:
+        stack, current = _unwind(stack)
+    else:
+        current = None
+        if any(not entry.tool.is_open for entry in stack):
+            # Closed out of order: forget it; the innermost tool stays current.
+            stack = tuple(entry for entry in stack if entry.tool.is_open)
+    if opened:
+        before = current if current is not None else context.get_current()
+        for tool in opened:
+            if tool.is_open:
+                entry = _Current(tool, before)
+                stack = (*stack, entry)
+                before = current = entry.context
+    _stack.set(stack)
+    if current is not None:
+        context.attach(current)  # no detach: restore() and execute()'s own detach undo it
+
+
+def _unwind(stack: _Stack) -> tuple[_Stack, Context]:
+    """The stack without its closed innermost tools, and the context that is current then."""
+    innermost = stack[-1]
+    rest = tuple(entry for entry in stack[:-1] if entry.tool.is_open)
+    below = stack[-2] if len(stack) > 1 else None
+    if below is None or below.tool.is_open:
+        return rest, innermost.before
+    # The tool it was opened within is closed too: the innermost open one, else the start.
+    return rest, rest[-1].context if rest else stack[0].before
