@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 import grpc.aio
 import httpx
@@ -86,7 +86,15 @@ class _CallDefaults(ClientCallInterceptor):
         return None
 
 
-class _ClientOwningHttp(wrapt.ObjectProxy[Client]):
+if (
+    TYPE_CHECKING
+):  # wrapt 2 is generic for mypy; wrapt 1.x (beside OTel 1.39/1.40) is not at run time
+    _ClientProxy = wrapt.ObjectProxy[Client]
+else:
+    _ClientProxy = wrapt.ObjectProxy
+
+
+class _ClientOwningHttp(_ClientProxy):
     """The factory's client, which also closes the httpx client it was configured with.
 
     The SDK never closes an ``httpx.AsyncClient`` passed in `ClientConfig`, and it builds its
