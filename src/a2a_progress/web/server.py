@@ -1,0 +1,41 @@
+"""Serve a relay's page on loopback, in the current event loop (``watch --web``, ``demo --web``)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from typing import Final
+
+from a2a_progress.serving.http_server import HttpServer
+from a2a_progress.web.relay import ProgressRelay
+
+LOOPBACK: Final = "127.0.0.1"
+_GRACE_SECONDS: Final = 1
+
+
+@contextlib.asynccontextmanager
+async def serve_panel(
+    relay: ProgressRelay, *, host: str = LOOPBACK, port: int = 0
+) -> AsyncIterator[str]:
+    """Serve ``relay.app`` on ``host:port`` (0: a free port); yield the page's URL.
+
+    On exit the browsers are disconnected (``shutdown``) and the server stops. Raises
+    :class:`OSError` when the port cannot be bound.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    server = HttpServer(relay.app, sock, graceful_shutdown=_GRACE_SECONDS)
+    try:
+        await server.start()
+        yield f"http://{host}:{sock.getsockname()[1]}/"
+    finally:
+        relay.close()
+        await server.stop()
+        sock.close()
