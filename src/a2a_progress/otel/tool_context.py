@@ -69,14 +69,11 @@ def after_enqueue(opened: Sequence[ToolSpan] | None) -> None:
     stack = _stack.get()
     if not stack and not opened:
         return  # the common case: no tool in this task, none opened
-    top = stack[-1] if stack else None
-    if top is not None and not top.tool.is_open:
+    current = None
+    # A tool closed below the innermost (out of order) stays on the stack until the innermost
+    # closes: then it tells that the context from before the innermost is no longer right.
+    if stack and not stack[-1].tool.is_open:
         stack, current = _unwind(stack)
-    else:
-        current = None
-        if any(not entry.tool.is_open for entry in stack):
-            # Closed out of order: forget it; the innermost tool stays current.
-            stack = tuple(entry for entry in stack if entry.tool.is_open)
     if opened:
         before = current if current is not None else context.get_current()
         for tool in opened:
@@ -84,17 +81,19 @@ def after_enqueue(opened: Sequence[ToolSpan] | None) -> None:
                 entry = _Current(tool, before)
                 stack = (*stack, entry)
                 before = current = entry.context
+    if current is None:
+        return
     _stack.set(stack)
-    if current is not None:
-        context.attach(current)  # no detach: restore() and execute()'s own detach undo it
+    context.attach(current)  # no detach: restore() and execute()'s own detach undo it
 
 
 def _unwind(stack: _Stack) -> tuple[_Stack, Context]:
     """The stack without its closed innermost tools, and the context that is current then."""
-    innermost = stack[-1]
-    rest = tuple(entry for entry in stack[:-1] if entry.tool.is_open)
-    below = stack[-2] if len(stack) > 1 else None
-    if below is None or below.tool.is_open:
-        return rest, innermost.before
+    innermost, rest = stack[-1], list(stack[:-1])
+    below_open = not rest or rest[-1].tool.is_open
+    while rest and not rest[-1].tool.is_open:
+        rest.pop()
+    if below_open:
+        return tuple(rest), innermost.before
     # The tool it was opened within is closed too: the innermost open one, else the start.
-    return rest, rest[-1].context if rest else stack[0].before
+    return tuple(rest), rest[-1].context if rest else stack[0].before
