@@ -4,6 +4,16 @@ The spec (rule 6) treats envelopes as "may be logged". The producer passes every
 the fallback text through a :class:`Redactor` before encoding, and the OpenTelemetry bridge does
 the same before content reaches a span. All patterns are compiled into one alternation, so a text
 is scanned once however many patterns there are.
+
+What is masked is the whole *value* of a credential, however it is written: an HTTP header
+(``Authorization``, ``Cookie``, ``X-…-Key``), a ``key=value`` / ``key: value`` / JSON / YAML /
+``.env`` pair or a CLI flag whose name says "secret" (a scheme word such as ``Bearer`` before the
+value, quotes and ``;``-separated connection strings included), URL user info and token-bearing
+query parameters, webhook URLs, PEM private keys, JWTs, and vendor tokens recognisable by shape.
+Names, separators and quotes are kept, so the text still reads.
+
+Every pattern is linear: no unbounded quantifier is followed by something that can fail, and
+lookarounds are bounded, so hostile text costs time proportional to its length.
 """
 
 from __future__ import annotations
@@ -14,29 +24,136 @@ from typing import Final
 
 MASK: Final = "[REDACTED]"
 
+# Words that make a name (a key, a header, a flag) a credential's name, wherever they occur in
+# it: "DB_PASSWORD", "x-auth-token", "aws_secret_access_key", "AccountKey". "tokens" and
+# "tokenizer" are not credentials; a bare "key" or "auth" is too common ("sort key", an "auth:"
+# logger) and counts only in the shapes below.
+_NAME_WORDS: Final = (
+    r"(?:password|passwd|passphrase|pwd|secret|credential|sessionid|token(?!s|iz|is)"
+    r"|api[_-]?key|(?:access|private|account|master|signing|encryption|licen[cs]e|client|app"
+    r"|auth|session|subscription|service|admin|consumer|functions?|webhook|storage|deploy)[_-]?key"
+    r"|(?:primary|secondary)(?:master)?key|(?<=[_\"'-])auth(?![a-z])|(?<=[_-])signature)"
+)
+# A name ending in one of these says *about* a credential, not the credential: "token_type",
+# "password_file", "token_uri", "SharedAccessKeyName", "--password-stdin". Lookbehinds must have
+# a fixed width, hence one per length.
+_NOT_A_VALUE_NAME: Final = (
+    r"(?<!url|uri|dir|ttl|len|env)(?<!type|file|path|name|size|hint|mode|kind)"
+    r"(?<!count|limit|usage|stdin|field|label)(?<!length|budget|policy|prefix|header|expiry)"
+    r"(?<!expires|timeout|version|enabled)(?<!endpoint|provider)"
+)
+# A scheme word before the value is part of it: "token=Bearer q7Z…" masks the token too.
+_SCHEME: Final = (
+    r"(?i:bearer|basic|digest|token|bot|jwt|key|apikey|api-key|sso-key|ssws|negotiate|ntlm"
+    r"|oauth|aws4-hmac-sha256)"
+)
+_UNQUOTED_STOP: Final = r"\s\"',;&}"
+
+
+def _quoted_or(prefix: str, unquoted: str) -> str:
+    """The value after a keep group that ended with ``(?P<{prefix}_e>\\\\)?(?P<{prefix}_q>…)?``.
+
+    Quoted, it runs to the matching quote (to ``\\"`` when the quote was itself escaped, as in
+    JSON inside a JSON string); unquoted, it is ``unquoted``, except that a PEM block over
+    several lines is left to its own pattern, which masks all of it.
+    """
+    e, q = f"{prefix}_e", f"{prefix}_q"
+    escaped = rf"(?:[^\r\n\\]|\\(?!(?P={q}))[^\r\n])+"
+    plain = rf"(?:[^\r\n\\\"']|\\[^\r\n]|(?!(?P={q}))[\"'])+"
+    return rf"(?({q})(?({e}){escaped}|{plain})|(?!-----BEGIN){unquoted})"
+
+
+def _opening_quote(prefix: str) -> str:
+    return rf"(?P<{prefix}_e>\\)?(?P<{prefix}_q>[\"'])?"
+
+
+# An unquoted value of a pair: one run of non-delimiters, after an optional scheme word. Not a
+# literal (None, true …) nor code that fetches the secret ("getpass()", "os.environ[…]").
+_PAIR_VALUE: Final = (
+    r"(?!(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)(?![\w.-]))(?![A-Za-z_][\w.]{0,60}+[(\[])"
+    rf"(?:{_SCHEME}[ \t]+(?=[^{_UNQUOTED_STOP}]))?[^{_UNQUOTED_STOP}]+"
+)
+# An unquoted header value runs to the end of the line or a closing quote; a quote right after
+# "=" opens a quoted parameter (Digest's response="…") that is part of the value.
+_HEADER_VALUE: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)+"
+_HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
+
+
 # Each entry: (group name, pattern). A pattern may define a group named "<name>_keep": that
 # prefix (a header or key name and its separator) is kept, and the rest of the match masked.
 _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
+        # Also inside a JSON string (a service-account file), where the newlines are "\n".
         "private_key",
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----"
         r"[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----|\Z)",
     ),
     (
         "auth_header",
-        r"(?P<auth_header_keep>(?<![A-Za-z0-9_])(?i:(?:proxy-)?authorization)[\"']?\s*[:=]\s*"
-        r"[\"']?)(?:(?!-----BEGIN)[^\r\n\"'])+",
+        r"(?P<auth_header_keep>(?<![A-Za-z0-9_-])(?i:(?:proxy-)?authorization)"
+        rf"{_HEADER_SEPARATOR}{_opening_quote('ah')})"
+        + _quoted_or("ah", _HEADER_VALUE),
     ),
     (
-        # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
-        "bearer",
-        r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)\s+)"
-        r"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{16})[A-Za-z0-9\-._~+/]+=*",
+        # Every pair of the header; a value must start "name=" ("Cookie: chocolate" is prose).
+        "cookie_header",
+        r"(?P<cookie_header_keep>(?<![A-Za-z0-9_-])(?i:(?:set-)?cookie2?)"
+        rf"{_HEADER_SEPARATOR}{_opening_quote('ck')})"
+        r"(?=[^\s=;\"'\\]{1,256}+=)" + _quoted_or("ck", _HEADER_VALUE),
+    ),
+    (
+        "webhook_url",
+        r"(?P<webhook_url_keep>(?i:hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"|discord(?:app)?\.com/api/webhooks/|webhook\.office\.com/webhookb2/))"
+        r"[^\s\"'<>?#]+",
     ),
     (
         "url_credentials",
         r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
         r"[a-zA-Z0-9+.-]*+://[^\s:/@]*:)[^\s@/]+(?=@)",  # the user may be empty (redis://:pw@)
+    ),
+    (
+        # curl -u user:password, --user, --proxy-user; "-u user -p password" (docker, mysql).
+        "basic_user",
+        r"(?P<basic_user_keep>(?<![\w-])(?:(?:-u|--user|--proxy-user)(?:[ \t]+|=)[\"']?"
+        r"[^\s:\"']{1,256}+:|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))[^\s\"']+",
+    ),
+    (
+        "netrc",
+        r"(?P<netrc_keep>(?<![\w-])(?i:login)[ \t]+\S{1,256}+[ \t]+(?i:password)[ \t]+)\S+",
+    ),
+    (
+        # --token abc, --client-secret "x y" (with "=", it is a secret_pair).
+        "cli_flag",
+        rf"(?P<cli_flag_keep>(?<![\w-])--?(?i:(?=[\w-]*?{_NAME_WORDS})[\w-]++"
+        rf"{_NOT_A_VALUE_NAME}|cookie)[ \t]+(?!-){_opening_quote('cf')})"
+        + _quoted_or("cf", _PAIR_VALUE),
+    ),
+    (
+        "secret_pair",
+        r"(?P<secret_pair_keep>(?<![\w.-])(?i:"
+        rf"(?=[\w.-]*?{_NAME_WORDS})[\w.-]++{_NOT_A_VALUE_NAME}"
+        r"|(?:api|access|secret|private|account|auth) key"
+        r"|x-[\w-]{0,60}+(?<=key))"
+        rf"\\?[\"']?[ \t]*(?:=>|:=|:|=(?!=))[ \t]*{_opening_quote('sp')})"
+        + _quoted_or("sp", _PAIR_VALUE),
+    ),
+    (
+        # Query parameters whose bare name is a credential only in a URL: Google's "key",
+        # Azure SAS "sig", an OAuth authorization "code".
+        "query_param",
+        r"(?P<query_param_keep>(?<=[?&;#])(?i:key|sig|code|auth|jwt)=)[^&#\s\"'<>]+",
+    ),
+    (
+        "xml_element",
+        r"(?P<xml_element_keep><(?i:[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey)"
+        r"[\w:.-]{0,40}+)>)[^<\r\n]{1,1024}+(?=</)",
+    ),
+    (
+        # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
+        "bearer",
+        r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)[ \t]+)"
+        r"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{16})[A-Za-z0-9\-._~+/]+=*",
     ),
     (
         "jwt",
@@ -47,45 +164,72 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     # letter (a word character, no boundary) would survive. The ASCII look-behind keeps \b's
     # protection against "task-..." or "graphf_..." matching mid-word, for ASCII only. The
     # AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
-    ("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}"),
+    ("aws_access_key_id", r"(?:A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA))[0-9A-Z]{16}"),
     ("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab_token", r"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"(?<![A-Za-z0-9_])xox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("stripe_key", r"(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("gitlab_token", r"(?<![A-Za-z0-9_])gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"(?<![A-Za-z0-9_])(?:xox[abposre](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}"),
+    ("stripe_key", r"(?<![A-Za-z0-9_])(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}"),
     ("openai_style_key", r"(?<![A-Za-z0-9_])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
     ("google_api_key", r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_-]{35}"),
+    ("google_oauth", r"(?<![A-Za-z0-9_])(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})"),
     ("npm_token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}"),
     ("huggingface_token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"),
-    (
-        "secret_pair",
-        r"(?P<secret_pair_keep>(?i:(?<![\w.-])(?=[\w.-]*?(?:password|passwd|pwd|secret"
-        r"|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|token(?!s|iz)))[\w.-]*+)"
-        r"[\"']?\s*[:=]\s*[\"']?)(?:(?!-----BEGIN)[^\s\"',;&}])+",
-    ),
-)
+    ("sendgrid_key", r"(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}"),
+    ("twilio_sid", r"(?<![A-Za-z0-9_])(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"),
+    ("databricks_token", r"(?<![A-Za-z0-9_])dapi[0-9a-f]{32}(?:-\d+)?"),
+    ("digitalocean_token", r"(?<![A-Za-z0-9_])do[opr]_v1_[0-9a-f]{64}"),
+    ("shopify_token", r"(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"),
+    ("atlassian_token", r"(?<![A-Za-z0-9_])ATATT3[A-Za-z0-9_=-]{20,}"),
+    ("pypi_token", r"(?<![A-Za-z0-9_])pypi-AgE[A-Za-z0-9_-]{50,}"),
+    ("docker_token", r"(?<![A-Za-z0-9_])dckr_pat_[A-Za-z0-9_-]{20,}"),
+    ("vault_token", r"(?<![A-Za-z0-9_])hv[sb]\.[A-Za-z0-9_-]{24,}"),
+    ("square_token", r"(?<![A-Za-z0-9_])sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),
+    ("postman_key", r"(?<![A-Za-z0-9_])PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
+    ("linear_key", r"(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{40}"),
+    ("newrelic_key", r"(?<![A-Za-z0-9_])NRAK-[A-Z0-9]{27}"),
+    ("grafana_token", r"(?<![A-Za-z0-9_])(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[\w+/]{32,})"),
+    ("telegram_bot_token", r"(?<![0-9])[0-9]{8,10}:AA[0-9A-Za-z_-]{33}"),
+    ("azure_client_secret", r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),
+    ("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+)  # fmt: skip
 
 
 # Literals (lower case) at least one of which every built-in pattern's match contains. Most text
 # holds none of them, and a few substring searches in C cost far less than the alternation,
 # which Python's engine tries at every position (~1 us per character of text).
 _TRIGGERS: Final = (
-    "-----begin", "authorization", "bearer", "://", "eyj",
-    "akia", "asia", "abia", "acca", "aida", "aroa",
-    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
-    "k_live_", "k_test_", "sk-", "aiza", "npm_", "hf_",
+    "-----begin", "authorization", "cookie", "bearer", "://", "eyj",
+    "hooks.slack.com", "/api/webhooks/", "webhookb2", "sig=", "code=", "key=", "auth=", "jwt=",
+    "akia", "asia", "abia", "acca", "aida", "aroa", "aipa", "anpa", "anva", "apka", "agpa",
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-",
+    "glcbt-", "glsoat-", "xox", "xapp-", "k_live_", "k_test_", "whsec_", "sk-", "aiza", "ya29.",
+    "gocspx-", "npm_", "hf_", "sg.", "dapi", "_v1_", "shp", "atatt3", "pypi-age", "dckr_pat_",
+    "hvs.", "hvb.", "sq0", "pmak-", "lin_api_", "nrak-", "glsa_", "glc_", ":aa", "q~",
+    "age-secret-key-",
 )  # fmt: skip
+# Twilio ids have no literal, and "-u" is too common a one: their shapes are cheap to search for.
+_SHAPE_HINT: Final = re.compile(r"[AS][CK][0-9a-f]{32}|(?<![\w-])(?:-u|--user|--proxy-user)[ \t=]")
 # The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
-# whether one is followed by the separator, as a match of the secret_pair pattern must be.
-_PAIR_WORDS: Final = ("password", "passwd", "pwd", "secret", "credential", "token", "key")
+# whether one is followed by the separator, as a match of the secret_pair pattern must be, or
+# sits in a CLI flag or a .netrc line.
+_PAIR_WORDS: Final = (
+    "password", "passwd", "passphrase", "pwd", "secret", "credential", "token", "key", "auth",
+    "signature", "sessionid",
+)  # fmt: skip
 _PAIR_HINT: Final = re.compile(
-    r"(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|credential|token(?!s|iz))[\w.-]{0,256}+[\"']?\s*[:=]"
+    r"(?:pass(?:wo?r?d|phrase)|pwd|secret|credential|token|key|auth|signature|sessionid)"
+    r"[\w.-]{0,256}+\\?[\"']?[ \t]*[:=]"
+    r"|--[\w-]{0,60}?(?:pass(?:wo?r?d|phrase)|pwd|secret|credential|token|key|auth|signature)"
+    r"|login[ \t]+\S{1,256}+[ \t]+password"
+    r"|<[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey)"
 )  # bounded and possessive: linear even on "token_token_token..." (no separator to find)
 
 
 def _may_hold_builtin_secret(text: str) -> bool:
     lowered = text.lower()
     if any(trigger in lowered for trigger in _TRIGGERS):
+        return True
+    if _SHAPE_HINT.search(text) is not None:
         return True
     return any(word in lowered for word in _PAIR_WORDS) and _PAIR_HINT.search(lowered) is not None
 
@@ -117,7 +261,7 @@ class Redactor:
         patterns += [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
         self._regex = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in patterns))
         self._keep_groups = {
-            name: f"{name}_keep" for name, pattern in patterns if "_keep>" in pattern
+            name: f"{name}_keep" for name, pattern in patterns if f"<{name}_keep>" in pattern
         }
         self._enabled = enabled
         # Extra patterns have no known literal: with any, every text is scanned.

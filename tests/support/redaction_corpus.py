@@ -1,0 +1,240 @@
+"""The credential corpus of ``tests/test_redaction_corpus.py`` and ``bench/bench_redaction.py``.
+
+Every value below is made up, in the shape the vendor issues. A :class:`Case` is one way an agent
+may print a credential: the text, the secret part that must not survive, and what must still be
+readable afterwards (the key or header name).
+"""
+
+# ruff: noqa: E501, RUF001  (a table reads best one case per line; the CJK line is deliberate)
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    id: str
+    text: str
+    secret: str
+    kept: tuple[str, ...] = ()
+
+
+TOKEN = "q7Zp2Lk9Xv4Rt8Wm3Nb6Yc1"
+B64 = "Yjk4ZjJjNmE3ZTFkNGI1ODljM2YwYTZlN2I4YzlkMGU="
+PEM_B64 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
+JWT = (
+    "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhZ2VudC03IiwiZXhwIjoxOTAwMDAwMDAwfQ."
+    "Qm9ndXNTaWduYXR1cmVGb3JUZXN0aW5nT25seV9fX19fX18"
+)
+AWS_ID = "AKIAQX4EXAMPLE7ZK2PD"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+AZURE_KEY = "Zm9vYmFyYmF6cXV4K3NlY3JldC9rZXk9PXRlc3Rpbmc5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OQ=="
+SAS_SIG = "dGhpcyUyQmlzJTJGYSUzRHNpZ25hdHVyZQ%3D"
+
+# (family, id, text, secret[, kept])
+_ROWS: list[tuple[str, ...]] = [
+    # -- HTTP headers, any scheme ----------------------------------------------------------------
+    ("header", "bearer", f"Authorization: Bearer {TOKEN}", TOKEN, "Authorization"),
+    ("header", "basic", "Authorization: Basic YWxpY2U6czNjcjN0LXBhc3M=", "YWxpY2U6czNjcjN0LXBhc3M="),
+    ("header", "token-scheme", f"Authorization: token ghx{TOKEN}", f"ghx{TOKEN}"),
+    (
+        "header", "digest",
+        'Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e", '
+        'uri="/x", response="6629fae49393a05397450978507c4ef1"',
+        "6629fae49393a05397450978507c4ef1",
+    ),
+    ("header", "proxy", f"Proxy-Authorization: Basic {B64}", B64),
+    ("header", "x-api-key", f"X-Api-Key: {TOKEN}", TOKEN, "X-Api-Key"),
+    ("header", "x-auth-token", f"X-Auth-Token: {TOKEN}", TOKEN, "X-Auth-Token"),
+    ("header", "x-custom-key", f"X-Acme-Key: {TOKEN}", TOKEN, "X-Acme-Key"),
+    ("header", "azure-apim", f"Ocp-Apim-Subscription-Key: {TOKEN}", TOKEN),
+    ("header", "gitlab-private-token", f"PRIVATE-TOKEN: glx-{TOKEN}", TOKEN),
+    ("header", "curl-h", f"curl -sS -H 'Authorization: Bearer {TOKEN}' https://api.example.com/v1", TOKEN),
+    ("header", "curl-h-api-key", f'curl -H "x-api-key: {TOKEN}" https://api.example.com', TOKEN),
+    ("header", "http-dump", f"> GET /v1/me HTTP/1.1\n> Host: api\n> authorization: bearer {TOKEN}\n> accept: */*", TOKEN),
+    ("header", "python-dict", f"headers = {{'Authorization': 'Bearer {TOKEN}', 'Accept': 'json'}}", TOKEN),
+    # -- key=value / key: value ----------------------------------------------------------------
+    ("pair", "token-scheme-bearer", f"token=Bearer {TOKEN}", TOKEN, "token="),
+    ("pair", "api-key-scheme-bearer", f"api_key: Bearer {TOKEN}", TOKEN, "api_key"),
+    ("pair", "password-eq", "connecting with password=Tr0ub4dor&3 to db", "Tr0ub4dor"),
+    ("pair", "password-quoted-spaces", 'password = "correct horse battery staple"', "horse battery staple"),
+    ("pair", "client-secret", f"client_secret={TOKEN}&grant_type=client_credentials", TOKEN),
+    ("pair", "log-line", f"2024-05-01 12:00:01 INFO login user=bob pwd={TOKEN} ok", TOKEN),
+    ("pair", "prose-label", f"Your API key: {TOKEN}", TOKEN),
+    ("pair", "ruby-hash", f'{{ "password" => "{TOKEN}" }}', TOKEN),
+    ("pair", "go-assign", f'secret := "{TOKEN}"', TOKEN),
+    ("pair", "xml", f"<apiKey>{TOKEN}</apiKey>", TOKEN),
+    ("pair", "netrc", f"machine api.example.com login bob password {TOKEN}", TOKEN),
+    # -- JSON ---------------------------------------------------------------------------------
+    ("json", "api-key", f'{{"api_key": "{TOKEN}", "model": "x"}}', TOKEN, '"model": "x"'),
+    ("json", "access-token", f'{{"access_token":"{TOKEN}","token_type":"Bearer","expires_in":3599}}', TOKEN),
+    ("json", "refresh-token", f'{{"refresh_token": "1//0g{TOKEN}"}}', TOKEN),
+    ("json", "nested-escaped", f'{{"body": "{{\\"password\\": \\"{TOKEN}\\"}}"}}', TOKEN),
+    ("json", "docker-config", f'{{"auths": {{"ghcr.io": {{"auth": "{B64}"}}}}}}', B64),
+    ("json", "bearer-value", f'{{"Authorization": "Bearer {TOKEN}"}}', TOKEN),
+    # -- YAML and .env --------------------------------------------------------------------------
+    ("yaml", "password", f"database:\n  host: db\n  password: {TOKEN}\n  port: 5432", TOKEN, "port: 5432"),
+    ("yaml", "quoted", f"auth:\n  client_secret: '{TOKEN}'", TOKEN),
+    ("yaml", "k8s-stringdata", f"stringData:\n  API_TOKEN: {TOKEN}", TOKEN),
+    ("env", "dotenv", f"OPENAI_MODEL=gpt-x\nSTRIPE_SECRET_KEY={TOKEN}\nDEBUG=1", TOKEN, "DEBUG=1"),
+    ("env", "export", f'export GITHUB_TOKEN="{TOKEN}"', TOKEN),
+    ("env", "powershell", f'$env:API_KEY = "{TOKEN}"', TOKEN),
+    # -- CLI flags ------------------------------------------------------------------------------
+    ("cli", "password-eq", f"mysqldump --user=root --password={TOKEN} app", TOKEN),
+    ("cli", "token-space", f"gh-tool deploy --token {TOKEN} --region eu", TOKEN, "--region eu"),
+    ("cli", "api-key-quoted", f'tool --api-key "{TOKEN}"', TOKEN),
+    ("cli", "curl-user", f"curl -u admin:{TOKEN} https://internal/api", TOKEN, "admin"),
+    ("cli", "docker-login", f"docker login -u bob -p {TOKEN} --password {TOKEN} registry", TOKEN),
+    # -- connection strings ---------------------------------------------------------------------
+    (
+        "connection-string", "azure-storage",
+        f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={AZURE_KEY};"
+        "EndpointSuffix=core.windows.net",
+        AZURE_KEY, "EndpointSuffix",
+    ),
+    (
+        "connection-string", "azure-servicebus",
+        "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;"
+        f"SharedAccessKey={AZURE_KEY}",
+        AZURE_KEY,
+    ),
+    ("connection-string", "sqlserver", f"Server=tcp:db,1433;User ID=sa;Password={TOKEN};Encrypt=true", TOKEN),
+    ("connection-string", "odbc-pwd", f"Driver={{PostgreSQL}};Server=db;Uid=app;Pwd={TOKEN};", TOKEN),
+    # -- URLs -----------------------------------------------------------------------------------
+    ("url", "userinfo", f"git clone https://bob:{TOKEN}@git.example.com/team/repo.git", TOKEN),
+    ("url", "postgres", f"DATABASE_URL=postgresql://app:{TOKEN}@db.internal:5432/app", TOKEN),
+    ("url", "x-access-token", f"https://x-access-token:{TOKEN}@github.com/org/repo", TOKEN),
+    ("query", "access-token", f"GET https://graph.example.com/me?fields=id&access_token={TOKEN}", TOKEN, "fields=id"),
+    ("query", "google-key", f"https://maps.example.com/api/geocode/json?address=x&key={TOKEN}", TOKEN),
+    ("query", "apikey", f"https://api.example.com/v2/data?apikey={TOKEN}&q=1", TOKEN, "q=1"),
+    ("query", "token", f"wss://stream.example.com/ws?token={TOKEN}", TOKEN),
+    (
+        "query", "s3-presigned",
+        "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=ASIAQX4EXAMPLE7ZK2PD"
+        "%2F20240501%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240501T000000Z&X-Amz-Expires=900"
+        "&X-Amz-Security-Token=IQoJb3JpZ2luX2VjEXAMPLE&X-Amz-SignedHeaders=host"
+        "&X-Amz-Signature=9d2f0e7b1a6c3e5d8f4a2b7c9e1d3f5a7b9c2e4d6f8a1b3c5e7d9f2a4b6c8e0d",
+        "9d2f0e7b1a6c3e5d8f4a2b7c9e1d3f5a7b9c2e4d6f8a1b3c5e7d9f2a4b6c8e0d",
+    ),
+    (
+        "query", "gcs-signed",
+        "https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential=sa"
+        "&X-Goog-Signature=5a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+        "5a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+    ),
+    ("query", "oauth-code", f"https://app.example.com/callback?code={TOKEN}&state=xyz", TOKEN, "state=xyz"),
+    ("query", "client-secret", f"POST /token?client_id=abc&client_secret={TOKEN}", TOKEN, "client_id=abc"),
+    # -- cookies --------------------------------------------------------------------------------
+    ("cookie", "cookie", f"Cookie: sessionid={TOKEN}; csrftoken=Xy8Kq2Lm9Np4Rs7Tv1Wz", TOKEN),
+    ("cookie", "cookie-second-pair", f"Cookie: theme=dark; sessionid={TOKEN}", TOKEN),
+    ("cookie", "set-cookie", f"Set-Cookie: __Host-session={TOKEN}; Path=/; Secure; HttpOnly", TOKEN),
+    ("cookie", "curl-cookie", f"curl --cookie 'sid={TOKEN}' https://app", TOKEN),
+    # -- webhooks -------------------------------------------------------------------------------
+    ("webhook", "slack", "posting to https://hooks.slack.com/services/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", "q7Zp2Lk9Xv4Rt8Wm3Nb6Yc1x"),
+    ("webhook", "discord", f"https://discord.com/api/webhooks/112233445566778899/{TOKEN}-aBc", TOKEN),
+    # -- cloud credentials ----------------------------------------------------------------------
+    ("aws", "credentials-file", f"[default]\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
+    ("aws", "access-key-id", f"using key {AWS_ID} for s3", AWS_ID),
+    ("aws", "env", f"AWS_SECRET_ACCESS_KEY={AWS_SECRET} AWS_SESSION_TOKEN=IQoJb3JpZ2luX2Vj{TOKEN}", AWS_SECRET),
+    ("aws", "sts-json", f'{{"Credentials": {{"AccessKeyId": "{AWS_ID}", "SecretAccessKey": "{AWS_SECRET}"}}}}', AWS_SECRET),
+    (
+        "gcp", "service-account-private-key",
+        '{"type": "service_account", "project_id": "acme", "private_key_id": "4f2a9c1d7e3b",'
+        ' "private_key": "-----BEGIN PRIVATE KEY-----\\n' + PEM_B64 + "\\n" + PEM_B64[::-1]
+        + '\\n-----END PRIVATE KEY-----\\n", "client_email": "sa@acme.iam.gserviceaccount.com"}',
+        PEM_B64, "client_email",
+    ),
+    ("gcp", "oauth-access-token", f"ya29.a0AfB_{TOKEN}", TOKEN),
+    ("gcp", "oauth-client-secret", f"GOCSPX-{TOKEN}", TOKEN),
+    ("azure", "sas-url", f"https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2030-01-01&sig={SAS_SIG}", SAS_SIG),
+    ("azure", "client-secret", "AZURE_CLIENT_SECRET value 8Xy8Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456"),
+    # -- vendor tokens --------------------------------------------------------------------------
+    ("vendor", "github-classic", "ghp_Zq8mN2vX7pL4kR9tW1yB6cH3jF5dS0aE2gU7", "Zq8mN2vX7pL4kR9tW1yB6cH3jF5dS0aE2gU7"),
+    ("vendor", "github-oauth", "gho_Zq8mN2vX7pL4kR9tW1yB6cH3jF5dS0aE2gU7", "Zq8mN2vX7pL4kR9tW1yB6cH3jF5dS0aE2gU7"),
+    ("vendor", "github-fine-grained", f"github_pat_11ABCDEFG0_{TOKEN}{TOKEN}", TOKEN),
+    ("vendor", "gitlab", f"glpat-{TOKEN}", TOKEN),
+    ("vendor", "slack-bot", f"xoxb-2222222222-3333333333333-{TOKEN}", TOKEN),
+    ("vendor", "slack-app", f"xapp-1-A0123456789-1234567890123-{TOKEN}", TOKEN),
+    ("vendor", "stripe-live", f"sk_live_51H{TOKEN}", TOKEN),
+    ("vendor", "stripe-restricted", f"rk_live_51H{TOKEN}", TOKEN),
+    ("vendor", "openai", f"sk-{TOKEN}T3BlbkFJ{TOKEN}", TOKEN),
+    ("vendor", "openai-project", f"sk-proj-{TOKEN}_{TOKEN}", TOKEN),
+    ("vendor", "anthropic", f"sk-ant-api03-{TOKEN}-{TOKEN}AA", TOKEN),
+    ("vendor", "google-api-key", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
+    ("vendor", "npm", f"npm_{TOKEN}abcdefghijklm", TOKEN),
+    ("vendor", "huggingface", f"hf_{TOKEN}AbCdEfGhIjK", TOKEN),
+    ("vendor", "sendgrid", f"SG.ngeVfQFYQlKU0ufo8x5d1A.{TOKEN}Zx9Yw8Vu7Ts6Rq5Po4", TOKEN),
+    ("vendor", "twilio-api-key", "SK2b7f1c9e4d3a6b8c0e5f7a9b1d3c5e7f", "2b7f1c9e4d3a6b8c0e5f7a9b1d3c5e7f"),
+    ("vendor", "databricks", "dapi2b7f1c9e4d3a6b8c0e5f7a9b1d3c5e7f-3", "2b7f1c9e4d3a6b8c0e5f7a9b1d3c5e7f"),
+    ("vendor", "digitalocean", "dop_v1_" + "2b7f1c9e4d3a6b8c" * 4, "2b7f1c9e4d3a6b8c" * 4),
+    ("vendor", "shopify", "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", "2b7f1c9e4d3a6b8c0e5f7a9b1d3c5e7f"),
+    ("vendor", "docker-hub", f"dckr_pat_{TOKEN}", TOKEN),
+    ("vendor", "vault", f"hvs.CAESI{TOKEN}", TOKEN),
+    ("vendor", "pypi", f"pypi-AgEIcHlwaS5vcmc{TOKEN}{TOKEN}{TOKEN}", TOKEN),
+    ("vendor", "telegram-bot", f"bot123456789:AAH{TOKEN}abcdefghij/sendMessage", TOKEN),
+    ("vendor", "after-cjk", f"令牌是ghp_{TOKEN}abcdefghijklm。", TOKEN),
+    # -- JWTs and PEM blocks --------------------------------------------------------------------
+    ("jwt", "bare", f"id_token {JWT}", JWT),
+    ("jwt", "in-log", f"verifying jwt={JWT} for agent-7", JWT),
+    ("pem", "rsa", f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_B64}\n-----END RSA PRIVATE KEY-----", PEM_B64),
+    ("pem", "openssh", f"key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_B64}\n-----END OPENSSH PRIVATE KEY-----\n", PEM_B64),
+    ("pem", "ec-unterminated", f"-----BEGIN EC PRIVATE KEY-----\n{PEM_B64}", PEM_B64),
+]  # fmt: skip
+
+CORPUS: list[Case] = [
+    Case(family, f"{family}-{name}", text, secret, tuple(kept))
+    for family, name, text, secret, *kept in _ROWS
+]
+
+# Ordinary text that must come through unchanged: prose that talks about credentials, code that
+# handles them, logs, URLs, ids and hashes.
+FALSE_POSITIVES: list[str] = [
+    "The quick brown fox jumps over the lazy dog.",
+    "the key is in the drawer",
+    "token count: 512",
+    "Tokens used: 1,204 (prompt 980, completion 224)",
+    "max_tokens=1024 temperature=0.2",
+    '{"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46}',
+    "Authorization required",
+    "401 Unauthorized: authorization required for this resource",
+    "Please reset your password from the settings page.",
+    "The password policy requires twelve characters and a digit.",
+    "A secret to fast builds is caching.",
+    "bearer of bad news",
+    "Cookie: chocolate chip, please",
+    "def login(username: str, password: str) -> Session:",
+    "    password = getpass.getpass()",
+    "    token = os.environ['GITHUB_TOKEN']",
+    "api_key = settings.get_secret('api-key')",
+    "if not token:\n    raise PermissionError('no token')",
+    'headers["Authorization"] = f"Bearer {token}"',
+    "sorted(items, key=lambda item: item.priority)",
+    "cache_key = f'{user_id}:{page}'",
+    "primary_key=True, unique=True",
+    "token_type: bearer\nexpires_in: 3600",
+    "password_file: /run/secrets/db_password",
+    "GITHUB_TOKEN_URL=https://api.github.com/app/installations",
+    "docker login --password-stdin registry.example.com",
+    "git push -u origin main",
+    "ssh -i ~/.ssh/id_ed25519 deploy@10.0.0.7",
+    "2024-05-01T12:00:01Z INFO auth: user bob logged in from 10.0.0.7",
+    "2024-05-01T12:00:02Z WARN retrying request 3/5 after 429 Too Many Requests",
+    "GET /api/v1/tasks?page=2&per_page=50 200 12.3ms",
+    "https://example.com/search?q=how+to+rotate+keys&page=2#results",
+    "https://github.com/a2aproject/a2a-python/blob/main/README.md",
+    "postgres://db.internal:5432/app (no credentials in the URL)",
+    "git@github.com:org/repo.git and mailto:ops@example.com",
+    "task 123e4567-e89b-12d3-a456-426614174000 completed",
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (HEAD -> main)",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "ask-questions-about-the-codebase-and-then-answer",
+    "risk-assessment: low; task-queue: empty",
+    "tool_call_id=call_7Hq2Lm seq=42 streamKey=alpha",
+    "Calling tool search_logs with {'query': 'connection refused', 'limit': 20}",
+    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ\n-----END CERTIFICATE-----",
+    "Sign in with your key card at the front desk.",
+    "思考中：先检查部署状态，然后查看日志。",
+    "1 failed, 3 passed in 1.52s",
+    "x = {'secret_santa': None, 'password_hint': 'first pet'}",
+]

@@ -1,0 +1,49 @@
+"""Credential corpus: realistic text an agent prints, in every common way a credential is written.
+
+Each case names the part that must never survive redaction (a partial leak is a leak, so no
+12-character piece of it may survive either); the exact output is not pinned, so a change of
+mask style does not break the corpus. The false-positive set is ordinary prose, code, logs and
+URLs that must come through byte for byte. ``bench/bench_redaction.py`` reports the same corpus
+as figures (masked/total, false positives, µs per KB).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
+from support.redaction_corpus import CORPUS, FALSE_POSITIVES, Case
+
+
+def _windows(secret: str, width: int = 12) -> list[str]:
+    return [secret[i : i + width] for i in range(max(1, len(secret) - width + 1))]
+
+
+def test_the_corpus_is_large_and_covers_every_family() -> None:
+    assert len(CORPUS) >= 60
+    assert len(FALSE_POSITIVES) >= 40
+    families = {case.family for case in CORPUS}
+    assert families >= {
+        "header", "pair", "json", "yaml", "env", "cli", "connection-string", "url",
+        "query", "cookie", "webhook", "aws", "gcp", "azure", "vendor", "jwt", "pem",
+    }  # fmt: skip
+    assert len({case.text for case in CORPUS}) == len(CORPUS)
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[case.id for case in CORPUS])
+def test_no_part_of_a_secret_survives(case: Case) -> None:
+    assert case.secret in case.text  # the table is right about what it hides
+    redacted, count = DEFAULT_REDACTOR.redact_counted(case.text)
+    for window in _windows(case.secret):
+        assert window not in redacted, f"{window!r} survived in {redacted!r}"
+    assert MASK in redacted
+    assert count >= 1
+    # What is left still reads: the name of what was masked is kept where there is one.
+    for kept in case.kept:
+        assert kept in redacted
+    assert DEFAULT_REDACTOR.redact(redacted) == redacted  # masking twice changes nothing
+
+
+@pytest.mark.parametrize("text", FALSE_POSITIVES)
+def test_ordinary_text_comes_through_unchanged(text: str) -> None:
+    assert DEFAULT_REDACTOR.redact_counted(text) == (text, 0)

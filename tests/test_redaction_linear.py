@@ -1,0 +1,47 @@
+"""The redactor stays linear on hostile text: each pattern's worst shape, repeated.
+
+No timing assertion: every input is long enough (100,000 characters) that a pattern quadratic
+in it would need ~10^10 regex steps — minutes — and hit the per-test timeout below, while the
+linear cost is a fraction of a second. Every piece is a prefix that makes one pattern start
+(or its pre-scan hint) and then fail late, the shape that costs backtracking engines dearly.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
+
+SIZE = 100_000
+SECRET = "s3cr3tVa1ue9"
+
+PIECES = [
+    # headers: a name and separator over and over, an opening quote never closed
+    "Authorization: ", 'Authorization: "', 'authorization=\\"', 'Authorization: Digest a="',
+    "Cookie: ", "Cookie: a", "set-cookie=", 'Cookie: "a',
+    # webhooks and URLs
+    "hooks.slack.com/services/", "discord.com/api/webhooks/", "x://", "a:", "a.", "?key=", "&sig",
+    # CLI flags, curl users, .netrc
+    "-u ", "-u a", "--user=", "-u a -p", "login a password ", "login ", "--token ",
+    "--password-", "--token -", "--api-key '",
+    # key/value pairs: names, separators, quotes, scheme words, code-like values
+    "password=", 'password: "', 'password=\\"', "password-", "token_", "DB_PASSWORD", "secret",
+    " secret : ", "secret:\t", "x-", "x-key", "api key", "password=getpass", "password: a.",
+    "token=Bearer ", "token: bearer", "_auth", '"auth"', "a_signature", "AccountKey=a;",
+    "<password>", "<password", "key-",
+    # standalone shapes
+    "bearer ", "Bearer a", "eyJhbGciOi.", "eyJ-", "ghp_", "github_pat_", "AKIA", "SG.",
+    "SG.aaaaaaaaaaaaaaaaaa.", "xoxb-", "12345678:AA", "aaa1Q~", "-----BEGIN PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----\n-----END", "AC0", "sk-", "sk-ant-", "dapi", "glc_", "ATATT3",
+    "hvs.", "ya29.", "dop_v1_", "pypi-AgE",
+]  # fmt: skip
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("piece", PIECES)
+def test_hostile_repetition_costs_linear_time(piece: str) -> None:
+    text = piece * (SIZE // len(piece)) + f" password={SECRET}\n"
+    redacted = DEFAULT_REDACTOR.redact(text)
+    assert SECRET not in redacted
+    assert MASK in redacted
+
