@@ -76,6 +76,8 @@ class EventLog:
         self._readers: set[Reader] = set()
         self.next_id = FIRST_ID
         self.ended = False
+        self.version = 0
+        """Bumped when the turn's description changes (readers then resend ``hello``)."""
 
     @property
     def first_id(self) -> int:
@@ -109,6 +111,12 @@ class EventLog:
             else:
                 reader.wake.set()
         return frame.id
+
+    def touch(self) -> None:
+        """The description changed: wake every reader to resend it."""
+        self.version += 1
+        for reader in self._readers:
+            reader.wake.set()
 
     def end(self) -> None:
         """No frame follows: readers that have everything finish."""

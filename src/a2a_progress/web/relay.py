@@ -71,8 +71,8 @@ class ProgressRelay:
         max_clients: int = DEFAULT_MAX_CLIENTS,
         keepalive: float = _KEEPALIVE_SECONDS,
     ) -> None:
-        self.title = title
-        self.request = request
+        self._title = title
+        self._request = request
         self.started = time.time()
         self._log = EventLog(max_events=replay_events, max_bytes=replay_bytes)
         self._max_clients = max(1, max_clients)
@@ -84,6 +84,14 @@ class ProgressRelay:
         self.closed = False
 
     # -- feeding -------------------------------------------------------------------------------
+
+    def describe(self, *, title: str | None = None, request: str | None = None) -> None:
+        """Change the heading or the request; connected browsers get a new ``hello`` at once."""
+        if title is not None:
+            self._title = title
+        if request is not None:
+            self._request = request
+        self._log.touch()
 
     @property
     def ended(self) -> bool:
@@ -210,8 +218,8 @@ class ProgressRelay:
         hello = {
             "v": SCHEMA_VERSION,
             "type": "hello",
-            "title": self.title,
-            "request": self.request,
+            "title": self._title,
+            "request": self._request,
             "started": round(self.started, 3),
             "last_id": self.last_id,
             "ended": self._log.ended,

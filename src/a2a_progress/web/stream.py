@@ -72,8 +72,12 @@ class EventStreamResponse(Response):
     async def _send_all(self, send: Send) -> None:
         reader = self._reader
         log = self._log
+        version = log.version
         await self._write(send, self._prelude + self._hello())
         while True:
+            if version != log.version:
+                version = log.version
+                await self._write(send, self._hello())
             if reader.dropped is not None:
                 dropped = {"v": 1, "type": "dropped", "reason": reader.dropped}
                 dropped["last_id"] = reader.cursor - 1
