@@ -41,5 +41,6 @@ def test_help_documents_every_exit_code(command: str, capsys: pytest.CaptureFixt
 def test_non_http_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["watch", "localhost:9999", "hi"]) == ExitCode.USAGE
     assert capsys.readouterr().err == (
-        "a2a-progress: 'localhost:9999' is not an http:// or https:// URL\n"
+        "a2a-progress: 'localhost:9999' is not an http:// or https:// URL; "
+        "did you mean http://localhost:9999?\n"
     )

@@ -8,38 +8,35 @@ the SDK cannot use, an unknown task id, a dropped connection — becomes a one-l
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit
 
 import httpx
-from a2a.client import A2AClientError, A2AClientTimeoutError, Client
+from a2a.client import Client
 from a2a.client.card_resolver import parse_agent_card
 from a2a.types.a2a_pb2 import AgentCard, AgentInterface
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
-from a2a.utils.errors import A2AError, TaskNotFoundError
+from a2a.utils.errors import A2AError
 from google.protobuf.json_format import ParseError  # type: ignore[import-untyped]
 
 from a2a_progress.cli.errors import CliError, ExitCode
+from a2a_progress.cli.reach import (
+    call_error,
+    card_elsewhere,
+    check_agent_url,
+    http_status,
+    network_error,
+    not_json,
+)
 from a2a_progress.serving import Transport, card_with_interfaces, create_client, transport_of
 
 
 def card_url(url: str) -> str:
     """Where the agent card of ``url`` is: the URL itself when it names a ``.json`` file."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise CliError(f"{url!r} is not an http:// or https:// URL", ExitCode.USAGE)
-    if parts.path.endswith(".json"):
+    check_agent_url(url)
+    if urlsplit(url).path.endswith(".json"):
         return url
     return url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
-
-
-def _network_reason(error: BaseException) -> str:
-    if isinstance(error, httpx.TimeoutException):
-        return "timed out"
-    # "[Errno -2] Name or service not known" -> "name or service not known"
-    text = re.sub(r"^\[Errno -?\d+\]\s*", "", str(error)) or type(error).__name__
-    return text[0].lower() + text[1:]
 
 
 async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: float) -> AgentCard:
@@ -55,25 +52,24 @@ async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: f
         try:
             response = await http.get(where)
         except httpx.RequestError as exc:
+            raise network_error(url, exc, timeout=timeout_seconds) from exc
+        not_an_agent = f"{url} does not serve an A2A agent: GET {where}"
+        status = http_status(response.status_code)
+        if response.status_code in (401, 403):
             raise CliError(
-                f"cannot reach {url}: {_network_reason(exc)}", ExitCode.UNREACHABLE
-            ) from exc
-    not_an_agent = f"{url} does not serve an A2A agent: GET {where}"
-    if response.status_code in (401, 403):
-        raise CliError(
-            f"{not_an_agent} answered HTTP {response.status_code} (pass credentials with "
-            "--header, e.g. --header Authorization='Bearer ...')",
-            ExitCode.NOT_AN_AGENT,
-        )
-    if response.status_code != 200:
-        raise CliError(
-            f"{not_an_agent} answered HTTP {response.status_code}", ExitCode.NOT_AN_AGENT
-        )
+                f"{not_an_agent} answered HTTP {status} (pass credentials with "
+                "--header, e.g. --header Authorization='Bearer ...')",
+                ExitCode.NOT_AN_AGENT,
+            )
+        if response.status_code != 200:
+            elsewhere = await card_elsewhere(http, url, AGENT_CARD_WELL_KNOWN_PATH)
+            raise CliError(
+                f"{not_an_agent} answered HTTP {status}{elsewhere}", ExitCode.NOT_AN_AGENT
+            )
     try:
         data = response.json()
     except ValueError as exc:
-        kind = response.headers.get("content-type", "no content type").split(";")[0]
-        raise CliError(f"{not_an_agent} returned {kind}, not JSON", ExitCode.NOT_AN_AGENT) from exc
+        raise not_json(url, where, response) from exc
     try:
         card = parse_agent_card(data)
     except (ParseError, TypeError, ValueError, AttributeError) as exc:
@@ -155,22 +151,11 @@ def open_client(
 
 
 @contextlib.contextmanager
-def agent_errors(url: str, *, task_id: str | None = None) -> Iterator[None]:
+def agent_errors(
+    url: str, *, task_id: str | None = None, timeout: float | None = None
+) -> Iterator[None]:
     """Turn the SDK's errors during calls to the agent at ``url`` into :class:`CliError`."""
     try:
         yield
-    except TaskNotFoundError as exc:
-        raise CliError(f"no task {task_id!r} at {url}", ExitCode.UNSUPPORTED) from exc
-    except A2AClientTimeoutError as exc:
-        raise CliError(f"{url} did not answer in time", ExitCode.UNREACHABLE) from exc
-    except A2AClientError as exc:
-        cause = exc.__cause__
-        if isinstance(cause, httpx.RequestError) or "UNAVAILABLE" in str(exc):
-            raise CliError(f"lost connection to {url}: {exc}", ExitCode.UNREACHABLE) from exc
-        raise CliError(f"{url}: {exc}", ExitCode.UNSUPPORTED) from exc
-    except A2AError as exc:
-        raise CliError(f"{url} refused: {exc}", ExitCode.UNSUPPORTED) from exc
-    except httpx.RequestError as exc:
-        raise CliError(
-            f"lost connection to {url}: {_network_reason(exc)}", ExitCode.UNREACHABLE
-        ) from exc
+    except (A2AError, httpx.RequestError) as exc:
+        raise call_error(url, exc, task_id=task_id, timeout=timeout) from exc

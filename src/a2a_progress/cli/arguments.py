@@ -12,9 +12,10 @@ from collections.abc import Callable
 from typing import Final, NoReturn
 
 from a2a_progress.cli.errors import EXIT_CODES_HELP, ExitCode
+from a2a_progress.serving import TRANSPORTS
 
 PROG: Final = "a2a-progress"
-TRANSPORT_CHOICES: Final = ("jsonrpc", "rest", "grpc")
+TRANSPORT_CHOICES: Final = TRANSPORTS
 
 RunCommand = Callable[[argparse.Namespace], int]
 """Runs a parsed command; returns its exit code (failures raise ``CliError``)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from a2a_progress.cli import watch
+from a2a_progress.cli import cancel, watch
 from a2a_progress.cli.arguments import Commands
 from a2a_progress.cli.demo import command as demo
 from a2a_progress.cli.demo import serve as serve_demo
@@ -17,5 +17,6 @@ from a2a_progress.cli.demo import serve as serve_demo
 COMMANDS: Final[tuple[Callable[[Commands], None], ...]] = (
     demo.register,
     watch.register,
+    cancel.register,
     serve_demo.register,
 )

@@ -26,6 +26,8 @@ class ExitCode(IntEnum):
     UNREACHABLE = 7
     NOT_AN_AGENT = 8
     UNSUPPORTED = 9
+    PORT_IN_USE = 10
+    ENDED = 11
     INTERRUPTED = 130
     BROKEN_PIPE = 141
 
@@ -42,6 +44,8 @@ exit codes:
   7    cannot reach the agent (connection refused, DNS, timeout, network error)
   8    the URL does not serve an A2A agent card
   9    the agent cannot do what was asked (no streaming, unknown task id, protocol error)
+  10   cannot listen: the port is taken (a2a-progress traces)
+  11   cancel: the task had already ended (completed, failed or rejected): nothing to cancel
   130  interrupted (Ctrl-C)
   141  stdout was closed early (e.g. piped into head)"""
 

@@ -39,17 +39,19 @@ def user_message(text: str) -> SendMessageRequest:
     )
 
 
-class _TaskIdTap:
-    """Passes events through and remembers the task they belong to."""
+class TaskRef:
+    """The id of the task a turn runs as: given up front, or learnt from its first event."""
 
-    def __init__(self, events: AsyncIterator[StreamResponse | Task], task_id: str | None) -> None:
-        self._events = events
-        self.task_id = task_id
+    def __init__(self, task_id: str | None = None) -> None:
+        self.id = task_id
 
-    async def __aiter__(self) -> AsyncIterator[StreamResponse | Task]:
-        async for event in self._events:
-            if self.task_id is None:
-                self.task_id = _task_id_of(event) or None
+    async def tap(
+        self, events: AsyncIterator[StreamResponse | Task]
+    ) -> AsyncIterator[StreamResponse | Task]:
+        """Pass ``events`` through, learning the task id from the first that names it."""
+        async for event in events:
+            if self.id is None:
+                self.id = _task_id_of(event) or None
             yield event
 
 
@@ -70,27 +72,30 @@ async def follow_turn(
     sink: ProgressSink,
     *,
     url: str,
-    task_id: str | None = None,
+    task: TaskRef | None = None,
 ) -> TurnOutcome:
     """Show a turn's events on ``sink`` until it ends; return how it ended.
 
     When the stream breaks with an error (an agent whose executor raised ends the stream with
     an error, not a FAILED event; subscribing to a finished task is refused), the task is fetched
     once: if it has ended, its final state is shown and returned instead of the error.
+    ``task`` (given or learnt from the events) says which task the turn is, also to the caller
+    when the turn is cut short.
     """
+    task = task or TaskRef()
+    given = task.id
     assembler = ProgressAssembler()
-    tap = _TaskIdTap(events, task_id)
     outcome: TurnOutcome | None = None
     try:
-        with agent_errors(url, task_id=task_id):
-            async for item in follow(tap, assembler=assembler):
+        with agent_errors(url, task_id=given):
+            async for item in follow(task.tap(events), assembler=assembler):
                 sink.update(item)
                 if isinstance(item, TurnOutcome) and outcome is None:
                     outcome = item
     except CliError:
-        if tap.task_id is None:
+        if task.id is None:
             raise
-        snapshot = await _final_task(client, tap.task_id)
+        snapshot = await _final_task(client, task.id)
         if snapshot is None:
             raise
         for item in assembler.feed(snapshot):

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Final, TextIO
 
 from a2a.client import Client
 from a2a.types.a2a_pb2 import (
@@ -31,6 +32,7 @@ from a2a_progress.cli.agent_client import (
     open_client,
 )
 from a2a_progress.cli.arguments import (
+    PROG,
     TRANSPORT_CHOICES,
     Commands,
     header,
@@ -41,16 +43,19 @@ from a2a_progress.cli.console import output_console
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.json_view import JsonLines, error_json
 from a2a_progress.cli.live_view import LiveView
-from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
+from a2a_progress.cli.reach import check_agent_url
+from a2a_progress.cli.turn import TaskRef, exit_code_of, follow_turn, user_message
 from a2a_progress.consumer import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
     TurnOutcome,
     poll_task,
 )
-from a2a_progress.serve import Transport
+from a2a_progress.serving import Transport
 
 __all__ = ["WatchOptions", "register", "run_watch", "user_message"]
+
+DEFAULT_INTERVAL: Final = 1.0
 
 
 def register(commands: Commands) -> None:
@@ -89,9 +94,8 @@ def register(commands: Commands) -> None:
     watch.add_argument(
         "--interval",
         type=positive,
-        default=1.0,
         metavar="SECONDS",
-        help="with --poll: seconds between polls (default: %(default)s)",
+        help=f"with --poll: seconds between polls (default: {DEFAULT_INTERVAL:g})",
     )
     watch.add_argument(
         "--header",
@@ -113,10 +117,17 @@ def register(commands: Commands) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     attach = args.subscribe is not None or bool(args.poll)
+    if args.subscribe is not None and not args.subscribe.strip():
+        usage_error(args, "--subscribe needs a TASK_ID, not an empty string")
     if attach and args.message is not None:
         usage_error(args, "give MESSAGE or a TASK_ID to follow, not both")
     if not attach and args.message is None:
         usage_error(args, "MESSAGE is required (or --subscribe TASK_ID / --poll TASK_ID)")
+    if args.message is not None and not args.message.strip():
+        usage_error(args, "MESSAGE is empty: say what the agent should do")
+    if args.interval is not None and args.poll is None:
+        usage_error(args, "--interval needs --poll (streaming and --subscribe do not poll)")
+    check_agent_url(args.url)
     options = WatchOptions(
         url=args.url,
         message=args.message,
@@ -124,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
         json=args.json,
         subscribe=args.subscribe,
         poll=args.poll,
-        interval=args.interval,
+        interval=DEFAULT_INTERVAL if args.interval is None else args.interval,
         headers=dict(args.header),
         timeout=args.timeout,
     )
@@ -141,7 +152,7 @@ class WatchOptions:
     json: bool = False
     subscribe: str | None = None
     poll: str | None = None  # "" = send the message without streaming, then poll its task
-    interval: float = 1.0
+    interval: float = DEFAULT_INTERVAL
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
 
@@ -214,19 +225,37 @@ async def _watch(
         streaming=options.poll is None,
         polling=options.poll == "",
     )
-    task_id = options.subscribe or options.poll or None
+    task = TaskRef(options.subscribe or options.poll or None)
     async with client:
-        if json_lines is not None:
-            outcome = await follow_turn(
-                client, _events(client, options), json_lines, url=options.url, task_id=task_id
-            )
-        else:
+        try:
+            if json_lines is not None:
+                return await follow_turn(
+                    client, _events(client, options), json_lines, url=options.url, task=task
+                )
             _announce(console, card, options)
             with LiveView(console, title=card.name or options.url) as view:
-                outcome = await follow_turn(
-                    client, _events(client, options), view, url=options.url, task_id=task_id
+                return await follow_turn(
+                    client, _events(client, options), view, url=options.url, task=task
                 )
-    return outcome
+        except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels this task
+            if task.id is None:
+                raise
+            raise CliError(_still_running(options, card, task.id), ExitCode.INTERRUPTED) from None
+
+
+def _still_running(options: WatchOptions, card: AgentCard, task_id: str) -> str:
+    """What to tell a user who stopped watching a task the agent may still be running."""
+    common = [shlex.quote(options.url)]
+    flags = [f"--transport {options.transport}"] if options.transport else []
+    # Never print a header's value: the user types it again.
+    flags += [f"--header {shlex.quote(name + '=...')}" for name in options.headers]
+    follow = "--subscribe" if options.poll is None and card.capabilities.streaming else "--poll"
+    watch = " ".join([PROG, "watch", *common, follow, shlex.quote(task_id), *flags])
+    cancel = " ".join([PROG, "cancel", *common, shlex.quote(task_id), *flags])
+    return (
+        f"interrupted: task {task_id} may still be running on the agent; "
+        f"follow it with `{watch}`, or cancel it with `{cancel}`"
+    )
 
 
 def _announce(console: Console, card: AgentCard, options: WatchOptions) -> None:

@@ -46,8 +46,8 @@ from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.telemetry import Telemetry, start_telemetry
 from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
 from a2a_progress.consumer import TurnOutcome
-from a2a_progress.otlp_receiver import OtlpReceiver
-from a2a_progress.serve import Transport
+from a2a_progress.otlp import OtlpReceiver
+from a2a_progress.serving import Transport
 
 CALLER_SERVICE: Final = "demo-caller"
 _CALL_TIMEOUT: Final = 30.0

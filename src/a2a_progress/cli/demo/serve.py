@@ -17,7 +17,7 @@ from typing import Final
 from a2a_progress.cli.arguments import Commands, non_negative
 from a2a_progress.cli.demo.agent import AGENT_DESCRIPTION, AGENT_NAME, DemoAgentExecutor
 from a2a_progress.cli.telemetry import start_telemetry
-from a2a_progress.serve import serve_forever
+from a2a_progress.serving import serve_forever
 
 DEFAULT_SERVICE_NAME: Final = "demo-callee"
 

@@ -1,6 +1,6 @@
 """Where the demo's spans go, and the trace of its agents as it shows it.
 
-The embedded demo starts an :class:`~a2a_progress.otlp_receiver.OtlpReceiver`; every agent
+The embedded demo starts an :class:`~a2a_progress.otlp.OtlpReceiver`; every agent
 exports to it (and to ``OTEL_EXPORTER_OTLP_ENDPOINT`` when something answers there). After the
 turn the trace is drawn as a waterfall and written as OTLP JSON.
 """
@@ -23,7 +23,7 @@ from a2a_progress.cli.telemetry import (
     jaeger_ui_for,
 )
 from a2a_progress.cli.trace_view import Waterfall
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 
 ROOT_SPAN: Final = "a2a-progress demo"
 ENDPOINTS: Final = frozenset({ENV_ENDPOINT, ENV_TRACES_ENDPOINT})

@@ -1,0 +1,243 @@
+"""What went wrong reaching an agent, said in one line a newcomer understands.
+
+The first hour with a new agent meets the same mistakes: a URL typed without ``http://``, the
+gRPC port instead of the HTTP one, ``https`` to a plain-HTTP server, a path that is not where the
+agent card is, a card that is not JSON, a server that stays silent. Each becomes a
+:class:`~a2a_progress.cli.errors.CliError` with its exit code and a line that says what to do —
+never a library's raw text (an "illegal request line", an ``[SSL: ...]`` code, a link to a page
+of HTTP status codes).
+"""
+
+from __future__ import annotations
+
+import http
+import ipaddress
+import json
+import re
+import ssl
+from urllib.parse import urlsplit
+
+import httpx
+from a2a.client import A2AClientTimeoutError
+from a2a.utils.errors import InternalError, TaskNotCancelableError, TaskNotFoundError
+
+from a2a_progress.cli.errors import CliError, ExitCode
+
+_LOOPBACK_NAMES = frozenset({"localhost", "0.0.0.0"})
+
+
+def check_agent_url(url: str) -> None:
+    """Refuse (exit 2) a URL a client cannot call, suggesting the one the user meant.
+
+    ``localhost:9999`` -> ``did you mean http://localhost:9999?``
+    """
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return
+    if not url.strip():
+        raise CliError(
+            "URL is empty: give the agent's base URL, e.g. http://localhost:9999", ExitCode.USAGE
+        )
+    message = f"{url!r} is not an http:// or https:// URL"
+    if parts.scheme in ("http", "https"):
+        message = f"{url!r} has no host name"
+    elif parts.scheme.lower() in ("grpc", "grpcs"):
+        message += (
+            "; give the agent's HTTP URL (its agent card is served there) and add "
+            "--transport grpc to call it over gRPC"
+        )
+    elif (suggestion := _suggest_url(url.strip())) is not None:
+        message += f"; did you mean {suggestion}?"
+    raise CliError(message, ExitCode.USAGE)
+
+
+def _suggest_url(text: str) -> str | None:
+    if any(char.isspace() for char in text):
+        return None
+    scheme = re.match(r"^([a-z][a-z0-9+.-]*):", text, re.IGNORECASE)
+    if "://" in text:  # a mistyped scheme: "htp://host", "ftp://host"
+        rest = text.split("://", 1)[1]
+    elif scheme and scheme.group(1).lower() in ("http", "https"):  # "http:/host", "http:host"
+        rest = text[scheme.end() :].lstrip("/")
+    elif scheme and not re.match(r"^[^:/]+:\d+(/|$)", text):
+        return None  # another kind of URI (mailto:...): nothing sensible to suggest
+    else:  # no scheme at all: "localhost:9999", "agent.example.com/a2a"
+        rest = text.lstrip("/")
+    host = urlsplit(f"//{rest}").hostname
+    if not host:
+        return None
+    has_port = re.match(r"^[^/]*:\d+", rest) is not None
+    secure = text.lower().startswith("https") or not (_is_local(host) or has_port)
+    return f"{'https' if secure else 'http'}://{rest}"
+
+
+def _is_local(host: str) -> bool:
+    """Loopback, private or a bare name (a docker-compose service): plain HTTP is likely."""
+    if host in _LOOPBACK_NAMES or "." not in host:
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
+
+
+def network_error(url: str, error: httpx.RequestError, *, timeout: float | None) -> CliError:
+    """The line for a request to ``url`` that failed below HTTP (or got no HTTP at all)."""
+    host = urlsplit(url).netloc or url
+    if isinstance(error, httpx.TimeoutException):
+        what = "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
+        return CliError(
+            f"cannot reach {url}: it did not {what}{_within(timeout)} "
+            "(a slow agent? raise --timeout)",
+            ExitCode.UNREACHABLE,
+        )
+    if isinstance(error, httpx.RemoteProtocolError):
+        # Something listens, but it does not speak HTTP/1.1: a gRPC port, a database, TLS...
+        return CliError(
+            f"{url} answered, but not with HTTP, so it serves no A2A agent card there "
+            "(is this the agent's gRPC port, or an https:// server? use the agent's HTTP URL, "
+            "the one its card is served at)",
+            ExitCode.NOT_AN_AGENT,
+        )
+    tls = _ssl_error(error)
+    if tls is not None:
+        return CliError(_tls_line(url, tls), ExitCode.UNREACHABLE)
+    reason = _os_reason(error)
+    if "refused" in reason:
+        return CliError(
+            f"cannot reach {url}: nothing is listening on {host} (connection refused; is the "
+            "agent running, and on this port?)",
+            ExitCode.UNREACHABLE,
+        )
+    if "name or service not known" in reason or "nodename nor servname" in reason:
+        name = urlsplit(url).hostname or host
+        return CliError(f"cannot reach {url}: no such host {name!r}", ExitCode.UNREACHABLE)
+    return CliError(f"cannot reach {url}: {reason}", ExitCode.UNREACHABLE)
+
+
+def _within(timeout: float | None) -> str:
+    return f" within {timeout:g}s" if timeout is not None else " in time"
+
+
+def _ssl_error(error: BaseException) -> ssl.SSLError | None:
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _tls_line(url: str, error: ssl.SSLError) -> str:
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"cannot reach {url}: its TLS certificate is not trusted ({error.verify_message})"
+    reason = (error.reason or "").upper()
+    if reason in (
+        "WRONG_VERSION_NUMBER",
+        "HTTP_REQUEST",
+        "UNKNOWN_PROTOCOL",
+        "RECORD_LAYER_FAILURE",
+    ):
+        plain = "http://" + url.split("://", 1)[-1]
+        return f"cannot reach {url}: the server does not speak TLS; did you mean {plain}?"
+    return f"cannot reach {url}: the TLS handshake failed ({reason.lower() or 'no reason given'})"
+
+
+def _os_reason(error: BaseException) -> str:
+    """``[Errno -2] Name or service not known`` -> ``name or service not known``."""
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", str(error)) or type(error).__name__
+    return text[0].lower() + text[1:]
+
+
+def http_status(code: int) -> str:
+    """``404 Not Found``: a status with its name, never a link to a page about it."""
+    try:
+        return f"{code} {http.HTTPStatus(code).phrase}"
+    except ValueError:
+        return str(code)
+
+
+def not_json(url: str, where: str, response: httpx.Response) -> CliError:
+    """The line for an agent card that is not JSON (an HTML page, a typo in a card file)."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip()
+    if "json" in kind or response.text.lstrip().startswith(("{", "[")):
+        try:
+            json.loads(response.text)
+        except ValueError as error:
+            where_in = (
+                f" (line {error.lineno}, column {error.colno})"
+                if isinstance(error, json.JSONDecodeError)
+                else ""
+            )
+            return CliError(
+                f"{url} does not serve an A2A agent: the agent card at {where} is not valid "
+                f"JSON{where_in}",
+                ExitCode.NOT_AN_AGENT,
+            )
+    return CliError(
+        f"{url} does not serve an A2A agent: GET {where} returned {kind or 'no content type'}, "
+        "not JSON",
+        ExitCode.NOT_AN_AGENT,
+    )
+
+
+async def card_elsewhere(http_client: httpx.AsyncClient, url: str, card_path: str) -> str:
+    """`` (did you mean ORIGIN? its card is there)`` when ``url`` has a path that served no card
+    but the server's root does; else empty."""
+    parts = urlsplit(url)
+    if parts.path.strip("/") == "" or parts.path.endswith(".json"):
+        return ""
+    origin = f"{parts.scheme}://{parts.netloc}"
+    try:
+        response = await http_client.get(origin + card_path)
+    except httpx.HTTPError:
+        return ""
+    if response.status_code != 200:
+        return ""
+    return f" (did you mean {origin}? an agent card is served there)"
+
+
+def call_error(
+    url: str, error: Exception, *, task_id: str | None, timeout: float | None
+) -> CliError:
+    """The line for a call to the agent at ``url`` that the SDK failed with ``error``."""
+    if isinstance(error, TaskNotFoundError):
+        return CliError(f"no task {task_id!r} at {url}", ExitCode.UNSUPPORTED)
+    if isinstance(error, TaskNotCancelableError):
+        return CliError(f"task {task_id!r} at {url} can no longer be canceled", ExitCode.ENDED)
+    if isinstance(error, A2AClientTimeoutError):
+        return CliError(
+            f"{url} did not answer{_within(timeout)} (raise --timeout)", ExitCode.UNREACHABLE
+        )
+    if isinstance(error, httpx.RequestError):
+        return _lost(url, network_error(url, error, timeout=timeout))
+    cause = error.__cause__
+    if isinstance(cause, httpx.RequestError):
+        return _lost(url, network_error(url, cause, timeout=timeout))
+    if isinstance(cause, httpx.HTTPStatusError):
+        status = http_status(cause.response.status_code)
+        return CliError(f"{url} answered HTTP {status} to the call", ExitCode.UNSUPPORTED)
+    text = _first_line(str(error))
+    grpc_status = re.match(r"^gRPC Error (\w+): ?(.*)$", text)
+    if grpc_status is not None:
+        code, details = grpc_status.groups()
+        if code in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
+            return CliError(f"lost connection to {url} (gRPC {code})", ExitCode.UNREACHABLE)
+        if code in ("UNKNOWN", "INTERNAL"):
+            return CliError(f"the agent at {url} failed (gRPC {code})", ExitCode.UNSUPPORTED)
+        return CliError(f"{url} refused: gRPC {code}: {details}", ExitCode.UNSUPPORTED)
+    if isinstance(error, InternalError):
+        return CliError(f"the agent at {url} failed (internal error)", ExitCode.UNSUPPORTED)
+    return CliError(f"{url} refused: {text}", ExitCode.UNSUPPORTED)
+
+
+def _lost(url: str, reached: CliError) -> CliError:
+    """A network failure in the middle of a call: the connection was lost, not never made."""
+    message = reached.message.replace(f"cannot reach {url}", f"lost connection to {url}", 1)
+    return CliError(message, reached.code)
+
+
+def _first_line(text: str) -> str:
+    # The SDK appends "For more information check: https://developer.mozilla.org/..." lines.
+    return text.strip().splitlines()[0] if text.strip() else "no reason given"
