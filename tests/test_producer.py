@@ -247,7 +247,7 @@ async def test_tool_call_context_ends_aborted_on_exception_which_propagates() ->
     assert call.state is CallState.ABORTED
     last = queue.envelopes[-1]
     assert last.status is Status.ABORTED
-    assert last.payload["reason"] == "KeyError"
+    assert last.payload["reason"] == "KeyError: 'missing'"
     assert "aborted" in only_part(queue.working[-1]).text
 
 

@@ -44,4 +44,3 @@ def test_hostile_repetition_costs_linear_time(piece: str) -> None:
     redacted = DEFAULT_REDACTOR.redact(text)
     assert SECRET not in redacted
     assert MASK in redacted
-

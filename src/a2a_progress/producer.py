@@ -48,6 +48,10 @@ def _sendable(text: str) -> str:
     return text if text.isascii() else _LONE_SURROGATES.sub("\ufffd", text)
 
 
+# An exception message in an abort reason: enough to say what went wrong (a span status shows
+# 256 bytes of it), not a dump of whatever the exception carried.
+_REASON_MAX_CHARS: Final = 512
+
 _OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 KiB limit]"
 
 # Emitters of turns still running, by task id, so an executor's cancel() can reach the emitter
@@ -170,7 +174,10 @@ class ToolCall:
         if exc is None:
             await self.done()
             return
-        reason = "cancelled" if isinstance(exc, asyncio.CancelledError) else type(exc).__name__
+        if isinstance(exc, asyncio.CancelledError):
+            reason = "cancelled"
+        else:
+            reason = self._emitter._exception_reason(exc)
         try:
             await self.aborted(reason)
         except Exception:
@@ -330,6 +337,22 @@ class ProgressEmitter:
     def _redact(self, text: str) -> str:
         text = _sendable(text)
         return text if self._redactor is None else self._redactor.redact(text)
+
+    def _exception_reason(self, exc: BaseException) -> str:
+        """``Type: message`` for an abort reason: the message redacted, then bounded.
+
+        Redacted before the cut: a cut could shorten a token below the length its pattern
+        needs, and the rest of it would go out unmasked.
+        """
+        try:
+            message = self._redact(str(exc)).strip()
+        except Exception:  # a broken __str__ must not replace the body's exception
+            logger.debug("could not read the message of %r", type(exc), exc_info=True)
+            message = ""
+        if len(message) > _REASON_MAX_CHARS:
+            message = message[:_REASON_MAX_CHARS] + "…"
+        name = type(exc).__name__
+        return f"{name}: {message}" if message else name
 
     async def _emit_text(
         self,
