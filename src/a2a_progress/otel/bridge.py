@@ -22,7 +22,7 @@ from a2a.types.a2a_pb2 import TaskStatusUpdateEvent as StatusUpdate
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import NonRecordingSpan, Span, SpanKind, Status, StatusCode, Tracer
 
 from a2a_progress.consumer import (
     CallRecord,
@@ -58,6 +58,10 @@ _ERROR_REASONS: Final = frozenset(
 )
 
 _FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
+
+_DUPLICATE: Final = Outcome.DUPLICATE.value
+# Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
+_NAME_CACHE_SIZE: Final = 1024
 
 A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
 
@@ -265,6 +269,15 @@ class TurnTelemetry:
         self._context_id: str | None = None
         self._state: int | None = None
         self._ended = False
+        # A turn the sampler dropped (span not recording) makes no span events, content or tool
+        # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
+        # context. Its metrics are still counted, from the same assembler.
+        self._recording = span.is_recording()
+        self._unsampled_tool = (
+            None if self._recording else NonRecordingSpan(span.get_span_context())
+        )
+        # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event.
+        self._names: dict[str, str] = {}
         with bridge._live_lock:
             bridge._live.add(self)
 
@@ -347,6 +360,15 @@ class TurnTelemetry:
 
     # -- turn-level bookkeeping ----------------------------------------------------------------
 
+    def _name(self, text: str) -> str:
+        """:func:`peer_name` of ``text``, once per turn: a stream's key comes with every event."""
+        name = self._names.get(text)
+        if name is None:
+            if len(self._names) >= _NAME_CACHE_SIZE:
+                self._names.clear()
+            name = self._names[text] = peer_name(text, self._config.redactor)
+        return name
+
     def _note_ids(self, event: A2AEvent) -> None:
         if isinstance(event, StreamResponse):
             which = event.WhichOneof("payload")
@@ -362,17 +384,17 @@ class TurnTelemetry:
         else:
             task_id, context_id, state = event.task_id, event.context_id, None
         if task_id and self._task_id is None:
-            self._task_id = peer_name(task_id, self._config.redactor)
+            self._task_id = self._name(task_id)
             self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
         if context_id and self._context_id is None:
-            self._context_id = peer_name(context_id, self._config.redactor)
+            self._context_id = self._name(context_id)
             self._span.set_attribute(conv.GEN_AI_CONVERSATION_ID, self._context_id)
         if state:
             self._state = state
 
     def _count_discard(self, outcome: Outcome) -> None:
         # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
-        self._counts.outcome(Outcome.DUPLICATE.value)
+        self._counts.outcome(_DUPLICATE)
 
     # -- progress ------------------------------------------------------------------------------
 
@@ -384,18 +406,18 @@ class TurnTelemetry:
                 if update.rejected is None
                 else outcome_of_rejection(update.rejected)
             )
+            self._counts.outcome(outcome._value_)
         else:
-            outcome = Outcome.ACCEPTED
-            self._counts.kind(envelope.kind.value)
-        self._counts.outcome(outcome.value)
-        call = update.call
-        superseded = [closed for closed in update.closed if closed is not call]
-        self._close_calls(superseded)
+            # _value_, not .value: the enum property costs more than the count itself.
+            self._counts.accepted(envelope.kind._value_)
+        call, closed = update.call, update.closed
+        if closed:
+            self._close_calls([other for other in closed if other is not call])
         if update.opened and call is not None:
             self._open_tool(call)
-        if envelope.kind is not Kind.TOOL_CALL:
+        if envelope.kind is not Kind.TOOL_CALL and self._recording:
             self._event(update, call)
-        if call is not None and call in update.closed:
+        if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")
             self._close_calls([call], detail=reason_text if isinstance(reason_text, str) else None)
 
@@ -407,7 +429,7 @@ class TurnTelemetry:
             if _int64(envelope.seq):
                 attributes[conv.SEQ] = envelope.seq
             if envelope.stream_key is not None:
-                attributes[conv.STREAM_KEY] = peer_name(envelope.stream_key, self._config.redactor)
+                attributes[conv.STREAM_KEY] = self._name(envelope.stream_key)
         else:
             attributes[conv.DEGRADED] = True
         if self._config.capture_content:
@@ -435,8 +457,12 @@ class TurnTelemetry:
     # -- tool spans ----------------------------------------------------------------------------
 
     def _open_tool(self, call: CallRecord) -> None:
-        redactor = self._config.redactor
-        tool = peer_name(call.tool, redactor) if call.tool else "unknown"
+        tool = self._name(call.tool) if call.tool else "unknown"
+        if self._unsampled_tool is not None:
+            # Only the duration metric needs the call. Nothing is made current: the turn's span,
+            # current already, carries the same unsampled context.
+            self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2)
+            return
         attributes: dict[str, Any] = {
             conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
             conv.GEN_AI_TOOL_NAME: tool,
@@ -445,9 +471,9 @@ class TurnTelemetry:
         if _int64(call.first_seq):
             attributes[conv.SEQ_FIRST] = call.first_seq
         if call.tool_call_id:
-            attributes[conv.GEN_AI_TOOL_CALL_ID] = peer_name(call.tool_call_id, redactor)
+            attributes[conv.GEN_AI_TOOL_CALL_ID] = self._name(call.tool_call_id)
         if call.stream_key is not None:
-            attributes[conv.STREAM_KEY] = peer_name(call.stream_key, redactor)
+            attributes[conv.STREAM_KEY] = self._name(call.stream_key)
         if self._task_id is not None:
             attributes[conv.A2A_TASK_ID] = self._task_id
         if self._context_id is not None:
@@ -475,21 +501,31 @@ class TurnTelemetry:
                 continue
             tool.is_open = False
             end_reason = call.end_reason or EndReason.STREAM_CLOSED
-            span = tool.events.span
-            tool.events.flush()
-            for key, seq in ((conv.SEQ_LAST, call.last_seq), (conv.SEQ_FIRST, call.first_seq)):
-                if _int64(seq):
-                    span.set_attribute(key, seq)
-            span.set_attribute(conv.END_REASON, end_reason.value)
-            if failed or end_reason in _ERROR_REASONS:
-                description = end_reason.value
-                if detail:
-                    description = peer_name(detail, self._config.redactor)
-                span.set_status(Status(StatusCode.ERROR, description))
-            span.end()
+            reason = end_reason._value_
+            if self._recording:
+                error = failed or end_reason in _ERROR_REASONS
+                self._end_tool_span(tool.events, call, reason, error, detail)
             self._metrics.record_duration(
                 time.monotonic() - tool.started,
                 tool=tool.name,
                 observer=self._observer,
-                end_reason=end_reason.value,
+                end_reason=reason,
             )
+
+    def _end_tool_span(
+        self, events: _EventBuffer, call: CallRecord, reason: str, error: bool, detail: str | None
+    ) -> None:
+        span = events.span
+        events.flush()
+        # One set_attributes call: the SDK takes the span's lock once.
+        attributes: dict[str, Any] = {}
+        if _int64(call.last_seq):
+            attributes[conv.SEQ_LAST] = call.last_seq
+        if _int64(call.first_seq):
+            attributes[conv.SEQ_FIRST] = call.first_seq
+        attributes[conv.END_REASON] = reason
+        span.set_attributes(attributes)
+        if error:
+            description = peer_name(detail, self._config.redactor) if detail else reason
+            span.set_status(Status(StatusCode.ERROR, description))
+        span.end()

@@ -1,0 +1,154 @@
+"""A turn the sampler drops costs next to nothing, and only its spans go missing.
+
+With ``ParentBased(ALWAYS_OFF)`` the caller's call span is dropped at the root and the callee
+follows the unsampled parent it is sent. Such a turn makes no span, no span event and no content
+(the redactor never sees a text), yet the trace context still travels (sampled flag off, the
+caller's trace id down to the tool's code) and the metrics count what a sampled turn's do (but
+``redacted``, which counts content masked for a span event: there is none).
+"""
+
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased
+from opentelemetry.trace import SpanContext
+from otel_support import (
+    AgentTurn,
+    ScriptedAgent,
+    Step,
+    Telemetry,
+    abort,
+    call,
+    complete,
+    done,
+    env,
+    pipelines,
+    raw,
+    serving,
+    start,
+    text,
+    thinking,
+)
+
+from a2a_progress.otel import conventions as conv
+from a2a_progress.redaction import Redactor
+
+SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
+
+
+class CountingRedactor(Redactor):
+    """The default patterns, remembering every text it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def redact_counted(self, text: str) -> tuple[str, int]:
+        self.seen.append(text)
+        return super().redact_counted(text)
+
+
+def _unsampled(telemetry: Telemetry) -> None:
+    provider = TracerProvider(sampler=ParentBased(ALWAYS_OFF))
+    provider.add_span_processor(telemetry.ledger)
+    provider.add_span_processor(SimpleSpanProcessor(telemetry.exporter))
+    telemetry.tracer_provider.shutdown()
+    telemetry.tracer_provider = provider
+
+
+@pytest.fixture
+def dropped() -> Iterator[Telemetry]:
+    """The bridge on a tracer provider whose sampler drops every root span."""
+    with pipelines() as result:
+        _unsampled(result)
+        try:
+            yield result
+        finally:
+            result.uninstrument()
+
+
+def observe_current(seen: list[SpanContext]) -> Step:
+    async def step(turn: AgentTurn) -> None:
+        seen.append(trace.get_current_span().get_span_context())
+
+    return step
+
+
+def script(seen: list[SpanContext]) -> list[Step]:
+    return [
+        thinking("planning the deploy with password=hunter2hunter2"),
+        start("deploy", "d1"),
+        observe_current(seen),  # the tool's own code runs here
+        text("rolling out"),
+        done("d1"),
+        start("fetch", "f1"),
+        abort("f1", "gone"),
+        env("thinking", 1, text="a duplicate of the producer's first seq"),
+        raw(None, "a plain update"),
+        complete(),
+    ]
+
+
+def _metrics(telemetry: Telemetry) -> dict[str, object]:
+    return {
+        observer: (
+            telemetry.counts(conv.METRIC_ENVELOPES, conv.OUTCOME, observer),
+            telemetry.counts(conv.METRIC_ENVELOPE_KINDS, conv.KIND, observer),
+            sorted(
+                (a[conv.GEN_AI_TOOL_NAME], a[conv.END_REASON], point.count)
+                for a, point in telemetry.points(conv.METRIC_TOOL_DURATION)
+                if a[conv.OBSERVER] == observer
+            ),
+        )
+        for observer in SIDES
+    }
+
+
+async def test_an_unsampled_turn_makes_no_span_and_redacts_no_content(dropped: Telemetry) -> None:
+    redactor = CountingRedactor()
+    dropped.instrument(redactor=redactor)
+    seen: list[SpanContext] = []
+    agent = ScriptedAgent(script(seen))
+    async with serving(agent) as served:
+        await call(served.card_for("jsonrpc"))
+    assert dropped.spans() == []
+    assert dropped.ledger.started == {}
+    # Only names (ids, tools, stream keys) were masked; never a text of the turn.
+    assert not [text for text in redactor.seen if "hunter2" in text or "rolling" in text]
+    # The trace context still went out, unsampled, and reached the tool's code.
+    traceparent = agent.headers[0]["traceparent"]
+    _, trace_hex, _, flags = traceparent.split("-")
+    assert int(flags, 16) & 1 == 0  # not sampled
+    [inside_tool] = seen
+    assert inside_tool.is_valid
+    assert not inside_tool.trace_flags.sampled
+    assert inside_tool.trace_id == int(trace_hex, 16)
+
+
+async def test_an_unsampled_turn_counts_the_same_metrics_as_a_sampled_one() -> None:
+    counted = []
+    for sampled in (True, False):
+        with pipelines() as telemetry:
+            if not sampled:
+                _unsampled(telemetry)
+            telemetry.instrument()
+            try:
+                async with serving(script([])) as served:
+                    await call(served.card_for("rest"))
+                assert bool(telemetry.spans()) is sampled
+                counted.append(_metrics(telemetry))
+            finally:
+                telemetry.uninstrument()
+    sampled_metrics, unsampled_metrics = counted
+    # "redacted" counts content masked on its way to a span event: an unsampled turn captures
+    # no content (as with capture_content=False), so masks none. Every other count is the same.
+    for observer in SIDES:
+        assert sampled_metrics[observer][0].pop(conv.OUTCOME_REDACTED) == 1  # type: ignore[index]
+        assert conv.OUTCOME_REDACTED not in unsampled_metrics[observer][0]  # type: ignore[index]
+    assert unsampled_metrics == sampled_metrics
+    caller_outcomes = sampled_metrics[conv.OBSERVER_CALLER][0]  # type: ignore[index]
+    assert caller_outcomes["duplicate"] == 1
+    assert caller_outcomes["degraded"] == 1
