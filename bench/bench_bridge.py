@@ -1,25 +1,41 @@
-"""bridge_inprocess: 10,000 working updates through the callee proxy and the caller wrapper.
+"""bridge_inprocess, bridge_unsampled, bridge_content_off: the callee proxy and caller wrapper.
 
 A real :class:`DefaultRequestHandler` runs the benchmark agent (agent.py) and a real
 ``BaseClient`` streams each turn through an in-process transport, so no network or encoding
-blurs the figure: 100 turns of 25 tool calls, 4 working updates each. The instrumented arm has
-:class:`A2AProgressInstrumentor` on (both sides: executor proxy, queue proxy, caller stream
-wrapper, trace context) with a BatchSpanProcessor into an InMemorySpanExporter and an SDK meter
-provider; the baseline arm has it off. Both run in this one process, alternating: the
-instrumentor is switched on and off between repetitions, and each repetition builds its handler
-and client afresh, so the off arm has no proxy at all (a handler built while instrumentation is
-on keeps its executor proxy). The time is this process's CPU time (all threads, so the span
-processor's export thread counts) for the turns; the spans still queued at the end are flushed
-after the clock stops (less than one export batch) and every span is checked.
+blurs the figures: 60 turns of 25 tool calls, 4 working updates each. Four arms run in this one
+process, interleaved (the order reverses every repetition):
+
+- ``off``: the instrumentor off, the baseline of all three figures;
+- ``on``: :class:`A2AProgressInstrumentor` on (both sides: executor proxy, queue proxy, caller
+  stream wrapper, trace context) with a BatchSpanProcessor into an InMemorySpanExporter and an
+  SDK meter provider: ``bridge_inprocess``;
+- ``unsampled``: the same with a ``ParentBased(ALWAYS_OFF)`` sampler, so the caller's turn is
+  dropped by the root sampler and the callee's by the parent-based rule (propagated unsampled):
+  ``bridge_unsampled``;
+- ``content_off``: ``on`` with ``capture_content=False``: ``bridge_content_off``.
+
+The instrumentor is switched on and off between repetitions, and each repetition builds its
+handler and client afresh, so the off arm has no proxy at all (a handler built while
+instrumentation is on keeps its executor proxy). The time is this process's CPU time (all
+threads, so the span processor's export thread counts) for the turns; the spans still queued
+at the end are flushed after the clock stops (less than one export batch). Every repetition's
+spans are checked (the unsampled arm must export none) and so are its metrics: every arm that
+is on counts every envelope and every tool call's duration on both sides, sampled or not.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased
 
 from a2a_progress.otel import A2AProgressInstrumentor
 from agent import (
@@ -30,19 +46,26 @@ from agent import (
     run_turn,
     tracer_provider,
 )
-from benchlib import Figure, interleave, ratio_figure
+from benchlib import Figure, interleave_arms, ratio_figure
+
+_CONTENT = "a2a.progress.content"
 
 
-def run(quick: bool) -> Figure:
-    turns, tools = (20, 25) if quick else (100, 25)
+def run(quick: bool) -> list[Figure]:
+    turns, tools = (12, 25) if quick else (60, 25)
     updates = turns * tools * UPDATES_PER_TOOL
     agent = ScriptedAgent()
     exporter = InMemorySpanExporter()
     provider = tracer_provider("bench-inprocess", exporter)
-    meters = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    dropped = InMemorySpanExporter()
+    unsampled = TracerProvider(
+        resource=Resource.create({"service.name": "bench-unsampled"}),
+        sampler=ParentBased(ALWAYS_OFF),
+    )
+    unsampled.add_span_processor(BatchSpanProcessor(dropped))
     instrumentor = A2AProgressInstrumentor()
     runner = asyncio.Runner()
-    walls: dict[str, list[float]] = {"on": [], "off": []}
+    walls: dict[str, list[float]] = {}
 
     async def turns_through_client() -> None:
         client, handler = in_process_client(agent)
@@ -54,45 +77,106 @@ def run(quick: bool) -> Figure:
         finally:
             await handler.aclose()
 
-    def instrumented() -> float:
-        instrumentor.instrument(tracer_provider=provider, meter_provider=meters)
-        try:
-            cpu, wall = cpu_and_wall(lambda: runner.run(turns_through_client()))
-        finally:
-            instrumentor.uninstrument()
-        provider.force_flush()
-        _check_spans(exporter, turns, tools)
-        walls["on"].append(wall)
-        return cpu
+    def arm(name: str, spans: Callable[[], None] | None, **options: Any) -> Callable[[], float]:
+        def run_arm() -> float:
+            reader = InMemoryMetricReader()
+            meters = MeterProvider(metric_readers=[reader])
+            if spans is not None:
+                instrumentor.instrument(meter_provider=meters, **options)
+            try:
+                cpu, wall = cpu_and_wall(lambda: runner.run(turns_through_client()))
+            finally:
+                if spans is not None:
+                    instrumentor.uninstrument()
+            if spans is not None:
+                spans()
+                _check_metrics(reader, turns, tools)
+            meters.shutdown()
+            walls.setdefault(name, []).append(wall)
+            return cpu
 
-    def plain() -> float:
-        cpu, wall = cpu_and_wall(lambda: runner.run(turns_through_client()))
-        walls["off"].append(wall)
-        return cpu
+        return run_arm
 
+    def recorded(content: bool) -> Callable[[], None]:
+        def check() -> None:
+            provider.force_flush()
+            _check_spans(exporter, turns, tools, content=content)
+
+        return check
+
+    def none_recorded() -> None:
+        unsampled.force_flush()
+        if dropped.get_finished_spans():
+            raise AssertionError("the unsampled arm exported spans")
+
+    arms = {
+        "on": arm("on", recorded(True), tracer_provider=provider),
+        "off": arm("off", None),
+        "unsampled": arm("unsampled", none_recorded, tracer_provider=unsampled),
+        "content_off": arm(
+            "content_off", recorded(False), tracer_provider=provider, capture_content=False
+        ),
+    }
     try:
-        samples = interleave(instrumented, plain, reps=5 if quick else 7, warmup=1)
+        samples = interleave_arms(arms, reps=5 if quick else 7, warmup=1)
     finally:
         runner.close()
         provider.shutdown()
-    wall_on, wall_off = (sorted(w[1:])[len(w[1:]) // 2] for w in (walls["on"], walls["off"]))
-    return ratio_figure(
-        "bridge_inprocess",
-        samples,
-        unit="s",
-        scale=1.0,
-        target=1.15,
-        notes=(
-            f"{updates} working updates per repetition ({turns} turns x {tools} tool calls x "
-            f"{UPDATES_PER_TOOL}), process CPU time; every span checked (2 turn spans and "
-            f"{tools} tool spans per side and turn, all ended done); wall-clock medians "
-            f"{wall_on:.3f} s vs {wall_off:.3f} s (ratio {wall_on / wall_off:.3f})"
-        ),
-        extra={"wall_ratio": round(wall_on / wall_off, 4), "spans_checked": True},
+        unsampled.shutdown()
+
+    def wall(name: str) -> float:
+        timed = sorted(walls[name][1:])  # the warm-up repetition is not a sample
+        return timed[len(timed) // 2]
+
+    workload = (
+        f"{updates} working updates per repetition ({turns} turns x {tools} tool calls x "
+        f"{UPDATES_PER_TOOL}), process CPU time"
+    )
+    metrics_checked = (
+        "metrics checked: every envelope and every tool call's duration counted on both sides"
     )
 
+    def figure(name: str, arm_name: str, target: float, what: str) -> Figure:
+        ratio = wall(arm_name) / wall("off")
+        return ratio_figure(
+            name,
+            (samples[arm_name], samples["off"]),
+            unit="s",
+            scale=1.0,
+            target=target,
+            notes=(
+                f"{workload}; {what}; {metrics_checked}; wall-clock medians "
+                f"{wall(arm_name):.3f} s vs {wall('off'):.3f} s (ratio {ratio:.3f})"
+            ),
+            extra={"wall_ratio": round(ratio, 4), "spans_checked": True},
+        )
 
-def _check_spans(exporter: InMemorySpanExporter, turns: int, tools: int) -> None:
+    return [
+        figure(
+            "bridge_inprocess",
+            "on",
+            1.15,
+            f"every span checked (2 turn spans and {tools} tool spans per side and turn, all "
+            "ended done)",
+        ),
+        figure(
+            "bridge_unsampled",
+            "unsampled",
+            1.03,
+            "ParentBased(ALWAYS_OFF) sampler: the caller's turns dropped at the root, the "
+            "callee's by the propagated unsampled parent; checked: no span exported",
+        ),
+        figure(
+            "bridge_content_off",
+            "content_off",
+            1.15,
+            "capture_content=False; every span checked as for bridge_inprocess, and no "
+            "content attribute on any event",
+        ),
+    ]
+
+
+def _check_spans(exporter: InMemorySpanExporter, turns: int, tools: int, *, content: bool) -> None:
     spans = exporter.get_finished_spans()
     exporter.clear()
     tool_spans = [s for s in spans if s.name.startswith("execute_tool")]
@@ -103,3 +187,37 @@ def _check_spans(exporter: InMemorySpanExporter, turns: int, tools: int) -> None
             f"expected {2 * turns} turn and {2 * turns * tools} tool spans, all done; got "
             f"{len(turn_spans)} and {len(tool_spans)}, end reasons {reasons}"
         )
+    events = [event for span in spans for event in span.events]
+    # Per tool call and side: the thinking before it (on the turn span) and the text inside it.
+    if len(events) != 2 * 2 * turns * tools:
+        raise AssertionError(f"{len(events)} span events, expected {4 * turns * tools}")
+    with_content = sum(_CONTENT in (event.attributes or {}) for event in events)
+    if with_content != (len(events) if content else 0):
+        raise AssertionError(f"{with_content} of {len(events)} events carry content")
+
+
+def _check_metrics(reader: InMemoryMetricReader, turns: int, tools: int) -> None:
+    """Both sides counted every envelope (accepted) and every tool call's duration."""
+    data = reader.get_metrics_data()
+    found: dict[tuple[str, str], float] = {}
+    for resource in data.resource_metrics if data is not None else ():
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                for point in metric.data.data_points:
+                    attributes = point.attributes or {}
+                    key = (metric.name, str(attributes.get("a2a.progress.observer")))
+                    if metric.name == "a2a.progress.envelopes":
+                        if attributes.get("a2a.progress.outcome") == "accepted":
+                            found[key] = found.get(key, 0) + point.value
+                    elif metric.name == "gen_ai.execute_tool.duration":
+                        found[key] = found.get(key, 0) + point.count
+    wanted = {
+        (name, side): count
+        for side in ("caller", "callee")
+        for name, count in (
+            ("a2a.progress.envelopes", turns * tools * UPDATES_PER_TOOL),
+            ("gen_ai.execute_tool.duration", turns * tools),
+        )
+    }
+    if found != wanted:
+        raise AssertionError(f"metrics {found}, expected {wanted}")

@@ -1,4 +1,4 @@
-"""e2e_loopback, e2e_dead_collector, concurrency: real servers, real clients, real exporters.
+"""e2e_dead_collector, concurrency (e2e_loopback: bench_sdk_tracing.py): real servers, clients.
 
 Each repetition serves the benchmark agent (agent.py) with ``a2a_progress.serve.serve_agent`` on
 127.0.0.1 and streams turns over JSON-RPC 1.0 with ``create_client``; server and client share this
@@ -173,29 +173,9 @@ class Bench:
         self.runner.close()
 
 
-def _endpoint() -> str:
+def endpoint() -> str:
+    """The parent process's OTLP receiver."""
     return os.environ[ENDPOINT_ENV]
-
-
-def run_loopback(quick: bool) -> Figure:
-    bench = Bench(turns=4 if quick else 20, tools=25, concurrent=1)
-    try:
-        samples = interleave(
-            bench.arm("live", _endpoint()), bench.arm("off", None), reps=3 if quick else 5
-        )
-        return bench.figure(
-            "e2e_loopback",
-            samples,
-            ("live", "off"),
-            target=1.10,
-            notes=(
-                f"{bench.updates} working updates per repetition ({bench.turns} turns x "
-                f"{bench.tools} tool calls x {UPDATES_PER_TOOL}) over JSON-RPC streaming, "
-                "instrumented (OTLP/HTTP to a live receiver) vs uninstrumented"
-            ),
-        )
-    finally:
-        bench.close()
 
 
 def run_dead_collector(quick: bool) -> Figure:
@@ -203,7 +183,7 @@ def run_dead_collector(quick: bool) -> Figure:
     try:
         samples = interleave(
             bench.arm("dead", refused_endpoint()),
-            bench.arm("live", _endpoint()),
+            bench.arm("live", endpoint()),
             reps=3 if quick else 5,
         )
         return bench.figure(
@@ -226,7 +206,7 @@ def run_concurrency(quick: bool) -> Figure:
     )
     try:
         samples = interleave(
-            bench.arm("live", _endpoint()), bench.arm("off", None), reps=3 if quick else 5
+            bench.arm("live", endpoint()), bench.arm("off", None), reps=3 if quick else 5
         )
         return bench.figure(
             "concurrency",

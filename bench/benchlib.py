@@ -55,6 +55,20 @@ def interleave(a: Arm, b: Arm, *, reps: int, warmup: int = 1) -> tuple[list[floa
     return samples_a, samples_b
 
 
+def interleave_arms(arms: dict[str, Arm], *, reps: int, warmup: int = 1) -> dict[str, list[float]]:
+    """Like :func:`interleave` for any number of arms: the order reverses every repetition."""
+    order = list(arms)
+    for _ in range(warmup):
+        for name in order:
+            arms[name]()
+    samples: dict[str, list[float]] = {name: [] for name in order}
+    for rep in range(reps):
+        for name in order if rep % 2 == 0 else reversed(order):
+            gc.collect()
+            samples[name].append(arms[name]())
+    return samples
+
+
 def alternating(
     a: Callable[[T], object], b: Callable[[T], object], chunks: Sequence[T]
 ) -> tuple[float, float]:
