@@ -40,7 +40,6 @@ DEFAULT_REPLAY_EVENTS: Final = 10_000
 DEFAULT_REPLAY_BYTES: Final = 16 * 1024 * 1024
 DEFAULT_MAX_CLIENTS: Final = 100
 _MAX_GAP_CALLS: Final = 1_000
-_RETRY_MS: Final = 1_000
 _KEEPALIVE_SECONDS: Final = 15.0
 
 
@@ -187,20 +186,20 @@ class ProgressRelay:
             return no_content()
         if log.readers >= self._max_clients:
             return refused("too many browsers are following this turn", retry_after=5)
-        prelude = f"retry: {_RETRY_MS}\n\n".encode()
+        notices = b""
         if last_id is None:
             cursor = 1
         elif 0 <= last_id <= self.last_id:
             cursor = last_id + 1
         else:
             # An id this relay never sent (a restarted server): start the browser afresh.
-            prelude += sse_frame("reset", {"v": SCHEMA_VERSION, "type": "reset"})
+            notices += sse_frame("reset", {"v": SCHEMA_VERSION, "type": "reset"})
             cursor = 1
         if cursor < log.first_id:
-            prelude += sse_frame("gap", self._gap(cursor))
+            notices += sse_frame("gap", self._gap(cursor))
         reader = log.attach(cursor)
         return EventStreamResponse(
-            log, reader, prelude=prelude, hello=self._hello, keepalive=self._keepalive
+            log, reader, notices=notices, hello=self._hello, keepalive=self._keepalive
         )
 
     def _gap(self, cursor: int) -> dict[str, Any]:

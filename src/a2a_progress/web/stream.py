@@ -1,7 +1,7 @@
 """One browser's Server-Sent Events connection to a relay: replay, live frames, then ``end``.
 
 The connection sends, in order: ``retry:`` (reconnect after 1 s), a ``hello`` event (no id), a
-``reset`` or ``gap`` event when the browser's ``Last-Event-ID`` cannot be resumed exactly, every
+``reset`` and/or ``gap`` event when the browser's ``Last-Event-ID`` cannot be resumed exactly, every
 frame after that id, and — once the turn has ended and everything is sent — ``end``, after which
 the response finishes. A ``dropped`` event (``slow_client``, ``shutdown``) ends it early; a
 browser that does not read at all is cut off without it. Comments (``: keep-alive``) keep idle
@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from a2a_progress.web.log import EventLog, Reader, sse_frame
 
 _BATCH_BYTES: Final = 256 * 1024
+_RETRY: Final = b"retry: 1000\n\n"  # reconnect after a second
 _HEADERS: Final = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache, no-transform"),
@@ -36,7 +37,7 @@ class EventStreamResponse(Response):
         log: EventLog,
         reader: Reader,
         *,
-        prelude: bytes,
+        notices: bytes,
         hello: Callable[[], bytes],
         keepalive: float,
     ) -> None:
@@ -45,7 +46,7 @@ class EventStreamResponse(Response):
         self.background = None
         self._log = log
         self._reader = reader
-        self._prelude = prelude
+        self._notices = notices
         self._hello = hello
         self._keepalive = keepalive
 
@@ -73,7 +74,7 @@ class EventStreamResponse(Response):
         reader = self._reader
         log = self._log
         version = log.version
-        await self._write(send, self._prelude + self._hello())
+        await self._write(send, _RETRY + self._hello() + self._notices)
         while True:
             if version != log.version:
                 version = log.version

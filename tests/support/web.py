@@ -1,0 +1,318 @@
+"""Helpers for the web panel tests: real Chromium, agents the test steps through, SSE reading.
+
+Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright (the pip wheel's driver; no browser
+download). :class:`ScriptedAgent` is a real a2a-sdk agent whose turn waits at named gates until
+the test opens them, so "the page shows X before the turn ends" needs no sleeps.
+:class:`SeveringProxy` forwards TCP and can cut every connection, as a dropped network does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.types.a2a_pb2 import (
+    Message,
+    Part,
+    Role,
+    StreamResponse,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+from playwright.async_api import Browser, Page, async_playwright
+
+from a2a_progress import Envelope, Kind, ProgressEmitter, Status, encode, envelope_part, open_task
+
+CHROMIUM: Final = "/usr/bin/chromium"
+BROWSER_ARGS: Final = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS: Final = os.environ.get("A2A_PROGRESS_SCREENSHOTS") == "1"
+"""Set ``A2A_PROGRESS_SCREENSHOTS=1`` to (re)write the README's pictures in ``docs/``."""
+DOCS: Final = Path(__file__).resolve().parents[2] / "docs"
+WAIT_MS: Final = 20_000
+
+
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    """A headless Chromium (fails, never skips, when it is not installed)."""
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} missing: apt-get install -y chromium"
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def open_page(browser: Browser, url: str, *, dark: bool = False) -> Page:
+    """A page at ``url`` that fails the test on any script error."""
+    context = await browser.new_context(
+        color_scheme="dark" if dark else "light", viewport={"width": 1000, "height": 800}
+    )
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_default_timeout(WAIT_MS)
+    await page.goto(url)
+    page.script_errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+# The rendered turn, as the user reads it: one entry per list item of the panel, in page order.
+RENDERED_JS: Final = """() => [
+  ...document.querySelectorAll('a2a-progress-panel .a2ap-tree > li')
+].map(li => ({
+  kind: li.dataset.kind || li.className,
+  state: li.dataset.state || null,
+  tool: li.querySelector('.a2ap-tool')?.textContent ?? null,
+  text: li.textContent,
+}))"""
+
+
+async def rendered(page: Page) -> list[dict[str, Any]]:
+    """The panel's items in page order: ``{kind, state, tool, text}``."""
+    items: list[dict[str, Any]] = await page.evaluate(RENDERED_JS)
+    return items
+
+
+async def wait_ended(page: Page) -> None:
+    """Until the panel has received the end of the turn."""
+    await page.wait_for_function("document.querySelector('a2a-progress-panel').ended === true")
+
+
+async def until(check: Callable[[], bool]) -> None:
+    """Wait until ``check()`` holds (the test's timeout bounds it; no timing is asserted)."""
+    while True:
+        if check():
+            return
+        await asyncio.sleep(0.01)
+
+
+# -- agents ------------------------------------------------------------------------------------
+
+
+class Gates:
+    """Named events a scripted turn waits on, opened by the test."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+
+    def _event(self, name: str) -> asyncio.Event:
+        return self._events.setdefault(name, asyncio.Event())
+
+    async def wait(self, name: str) -> None:
+        await self._event(name).wait()
+
+    def open(self, name: str) -> None:
+        self._event(name).set()
+
+
+Script = Callable[[ProgressEmitter, Gates], Awaitable[str]]
+
+
+class ScriptedAgent(AgentExecutor):
+    """Runs ``script(progress, gates)`` with a real :class:`ProgressEmitter`; replies its result."""
+
+    def __init__(self, script: Script, gates: Gates | None = None) -> None:
+        self.script = script
+        self.gates = gates or Gates()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await open_task(context, event_queue)
+        async with ProgressEmitter(updater, enable_output=True) as progress:
+            reply = await self.script(progress, self.gates)
+            await progress.complete(reply)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.task_id is not None
+        assert context.context_id is not None
+        await ProgressEmitter.for_task(event_queue, context.task_id, context.context_id).cancel()
+
+
+@dataclass(frozen=True)
+class Raw:
+    """One hand-made envelope for :class:`RawEnvelopeAgent` (any seq, in any order)."""
+
+    kind: Kind
+    seq: int
+    payload: dict[str, Any]
+    status: Status = Status.RUNNING
+    stream_key: str | None = None
+
+
+class RawEnvelopeAgent(AgentExecutor):
+    """Sends the given envelopes exactly as listed (seqs out of order too), then completes."""
+
+    def __init__(self, envelopes: Iterable[Raw], reply: str) -> None:
+        self.envelopes = list(envelopes)
+        self.reply = reply
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await open_task(context, event_queue)
+        for raw in self.envelopes:
+            envelope = Envelope(raw.kind, raw.seq, raw.payload, raw.status, raw.stream_key)
+            part = envelope_part(encode(envelope), f"{raw.kind.value} {raw.seq}")
+            await updater.update_status(
+                TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([part])
+            )
+        await updater.complete(updater.new_agent_message([Part(text=self.reply)]))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def working_event(task_id: str, envelope: Envelope) -> StreamResponse:
+    """A WORKING status update carrying ``envelope`` (for feeding a relay without a network)."""
+    message = Message(
+        role=Role.ROLE_AGENT,
+        message_id=uuid.uuid4().hex,
+        parts=[envelope_part(encode(envelope), envelope.content or envelope.kind.value)],
+    )
+    status = TaskStatus(state=TaskState.TASK_STATE_WORKING, message=message)
+    update = TaskStatusUpdateEvent(task_id=task_id, context_id="ctx", status=status)
+    return StreamResponse(status_update=update)
+
+
+def completed_event(task_id: str, reply: str) -> StreamResponse:
+    """The COMPLETED status update with ``reply``."""
+    message = Message(role=Role.ROLE_AGENT, message_id=uuid.uuid4().hex, parts=[Part(text=reply)])
+    status = TaskStatus(state=TaskState.TASK_STATE_COMPLETED, message=message)
+    update = TaskStatusUpdateEvent(task_id=task_id, context_id="ctx", status=status)
+    return StreamResponse(status_update=update)
+
+
+def text_envelope(seq: int, text: str) -> Envelope:
+    return Envelope(Kind.TEXT, seq, {"text": text})
+
+
+# -- SSE ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sse:
+    """One event as an EventSource would dispatch it."""
+
+    event: str
+    id: int | None
+    data: dict[str, Any]
+
+
+async def sse_events(response: httpx.Response) -> AsyncIterator[Sse]:
+    """Parse an SSE response body into events (comments and ``retry:`` skipped)."""
+    event, event_id, data = "message", None, []
+    async for line in response.aiter_lines():
+        if line == "":
+            if data:
+                yield Sse(event, event_id, json.loads("\n".join(data)))
+            event, event_id, data = "message", None, []
+        elif line.startswith(":"):
+            continue
+        else:
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "event":
+                event = value
+            elif name == "id":
+                event_id = int(value)
+            elif name == "data":
+                data.append(value)
+
+
+async def read_stream(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    last_id: int | None = None,
+    stop_after: int | None = None,
+) -> list[Sse]:
+    """The events of one connection (until it ends, or after ``stop_after`` id'd events)."""
+    headers = {"last-event-id": str(last_id)} if last_id is not None else {}
+    events: list[Sse] = []
+    async with client.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200, response.status_code
+        numbered = 0
+        async for sse in sse_events(response):
+            events.append(sse)
+            numbered += sse.id is not None
+            if stop_after is not None and numbered >= stop_after:
+                break
+    return events
+
+
+# -- network -----------------------------------------------------------------------------------
+
+
+class SeveringProxy:
+    """A TCP proxy on 127.0.0.1 in front of ``target_port`` that can cut every connection.
+
+    ``requests`` keeps the head of each HTTP request that went through (to see what a
+    reconnecting browser sent).
+    """
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.requests: list[str] = []
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+        self.port = 0
+
+    async def __aenter__(self) -> SeveringProxy:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.sever()
+        assert self._server is not None
+        self._server.close()
+
+    def sever(self) -> None:
+        """Close every open connection, both ways, as a network drop would."""
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers.update((writer, up_writer))
+        await asyncio.gather(
+            self._pipe(reader, up_writer, record=True),
+            self._pipe(up_reader, writer, record=False),
+            return_exceptions=True,
+        )
+
+    async def _pipe(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, record: bool
+    ) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                if record and chunk[:4] in (b"GET ", b"POST"):
+                    self.requests.append(chunk.decode("latin-1").split("\r\n\r\n")[0])
+                writer.write(chunk)
+                await writer.drain()
+        finally:
+            self._writers.discard(writer)
+            writer.transport.abort()
