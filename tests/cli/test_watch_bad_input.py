@@ -1,46 +1,13 @@
 """Bad input to ``watch``: one clear line on stderr and a distinct exit code, never a traceback."""
 
-import contextlib
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
-from cli_support import PlainTextAgent, closed_port, run_cli
+from cli_support import CARD_PATH, PlainTextAgent, closed_port, run_cli, web_server
 
 from a2a_progress.cli.errors import ExitCode
 from a2a_progress.serve import serve_agent
 
-CARD_PATH = "/.well-known/agent-card.json"
 HTML = ("text/html", b"<html><body>It works!</body></html>")
 NOT_A_CARD = ("application/json", b'{"status": "ok"}')
-
-
-@contextlib.contextmanager
-def web_server(pages: dict[str, tuple[str, bytes]]) -> Iterator[str]:
-    """A plain HTTP server on 127.0.0.1 (no A2A anywhere): ``pages`` by path, else 404."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            content_type, body = pages.get(self.path, ("text/html", b"<h1>Not Found</h1>"))
-            self.send_response(200 if self.path in pages else 404)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 async def test_unreachable_url(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,9 @@ import http
 import ipaddress
 import json
 import re
+import socket
 import ssl
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -23,6 +25,7 @@ from a2a.utils.errors import InternalError, TaskNotCancelableError, TaskNotFound
 
 from a2a_progress.cli.errors import CliError, ExitCode
 
+_E = TypeVar("_E", bound=BaseException)
 _LOOPBACK_NAMES = frozenset({"localhost", "0.0.0.0"})
 
 
@@ -40,8 +43,8 @@ def check_agent_url(url: str) -> None:
         )
     message = f"{url!r} is not an http:// or https:// URL"
     if parts.scheme in ("http", "https"):
-        message = f"{url!r} has no host name"
-    elif parts.scheme.lower() in ("grpc", "grpcs"):
+        message = f"{url!r} is not a complete {parts.scheme}:// URL"
+    if parts.scheme.lower() in ("grpc", "grpcs"):
         message += (
             "; give the agent's HTTP URL (its agent card is served there) and add "
             "--transport grpc to call it over gRPC"
@@ -100,17 +103,17 @@ def network_error(url: str, error: httpx.RequestError, *, timeout: float | None)
             "the one its card is served at)",
             ExitCode.NOT_AN_AGENT,
         )
-    tls = _ssl_error(error)
+    tls = _in_chain(error, ssl.SSLError)
     if tls is not None:
         return CliError(_tls_line(url, tls), ExitCode.UNREACHABLE)
     reason = _os_reason(error)
-    if "refused" in reason:
+    if _in_chain(error, ConnectionRefusedError) is not None:
         return CliError(
             f"cannot reach {url}: nothing is listening on {host} (connection refused; is the "
             "agent running, and on this port?)",
             ExitCode.UNREACHABLE,
         )
-    if "name or service not known" in reason or "nodename nor servname" in reason:
+    if _in_chain(error, socket.gaierror) is not None:
         name = urlsplit(url).hostname or host
         return CliError(f"cannot reach {url}: no such host {name!r}", ExitCode.UNREACHABLE)
     return CliError(f"cannot reach {url}: {reason}", ExitCode.UNREACHABLE)
@@ -120,10 +123,12 @@ def _within(timeout: float | None) -> str:
     return f" within {timeout:g}s" if timeout is not None else " in time"
 
 
-def _ssl_error(error: BaseException) -> ssl.SSLError | None:
+def _in_chain(error: BaseException, kind: type[_E]) -> _E | None:
+    """The first exception of type ``kind`` among ``error`` and its causes (httpx wraps the
+    socket's own error two or three times)."""
     seen: BaseException | None = error
     while seen is not None:
-        if isinstance(seen, ssl.SSLError):
+        if isinstance(seen, kind):
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
@@ -216,8 +221,12 @@ def call_error(
     if isinstance(cause, httpx.RequestError):
         return _lost(url, network_error(url, cause, timeout=timeout))
     if isinstance(cause, httpx.HTTPStatusError):
-        status = http_status(cause.response.status_code)
-        return CliError(f"{url} answered HTTP {status} to the call", ExitCode.UNSUPPORTED)
+        code = cause.response.status_code
+        if code >= 500:
+            return CliError(
+                f"the agent at {url} failed (HTTP {http_status(code)})", ExitCode.UNSUPPORTED
+            )
+        return CliError(f"{url} refused the call: HTTP {http_status(code)}", ExitCode.UNSUPPORTED)
     text = _first_line(str(error))
     grpc_status = re.match(r"^gRPC Error (\w+): ?(.*)$", text)
     if grpc_status is not None:

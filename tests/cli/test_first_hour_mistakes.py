@@ -1,0 +1,148 @@
+"""The mistakes of a first hour with a new agent: each is one clear line and its exit code,
+never a traceback or a library's raw text — checked against real servers and sockets."""
+
+import pytest
+from cli_support import CARD_PATH, PlainTextAgent, closed_port, run_cli, web_server
+
+from a2a_progress.cli.errors import ExitCode
+from a2a_progress.serving import serve_agent
+from support.listeners import NOT_HTTP, tcp_listener
+
+RAW_TEXT = ("illegal", "developer.mozilla.org", "[SSL", "Errno", "bytearray", "Traceback")
+
+
+def assert_no_raw_text(line: str) -> None:
+    for fragment in RAW_TEXT:
+        assert fragment not in line, line
+
+
+async def test_an_empty_message_is_refused_before_anything_is_sent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with tcp_listener(None) as listener:
+        result = await run_cli(monkeypatch, "watch", listener.url, "")
+        blank = await run_cli(monkeypatch, "watch", listener.url, "   ")
+        empty_task = await run_cli(monkeypatch, "watch", listener.url, "--subscribe", "")
+        assert listener.connections == 0
+    for refused in (result, blank):
+        assert refused.code == ExitCode.USAGE
+        [line] = refused.stderr.splitlines()
+        assert "MESSAGE is empty" in line
+    assert empty_task.code == ExitCode.USAGE
+    assert "--subscribe needs a TASK_ID" in empty_task.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["hi", "--interval", "0.5"],
+        ["--subscribe", "task-1", "--interval", "2"],
+    ],
+)
+async def test_interval_without_poll_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    with tcp_listener(None) as listener:
+        result = await run_cli(monkeypatch, "watch", listener.url, *args)
+        assert listener.connections == 0
+    assert result.code == ExitCode.USAGE
+    [line] = result.stderr.splitlines()
+    assert "--interval needs --poll" in line
+
+
+@pytest.mark.parametrize(
+    ("url", "suggested"),
+    [
+        ("localhost:9999", "http://localhost:9999"),
+        ("127.0.0.1:9999/", "http://127.0.0.1:9999/"),
+        ("http:/localhost:9999", "http://localhost:9999"),
+        ("htp://localhost:9999", "http://localhost:9999"),
+        ("agent.example.com/a2a", "https://agent.example.com/a2a"),
+    ],
+)
+@pytest.mark.parametrize("command", [["watch", "{url}", "hi"], ["cancel", "{url}", "task-1"]])
+async def test_a_url_without_its_scheme_suggests_the_right_one(
+    monkeypatch: pytest.MonkeyPatch, url: str, suggested: str, command: list[str]
+) -> None:
+    result = await run_cli(monkeypatch, *(arg.format(url=url) for arg in command))
+    result.assert_one_line_error(ExitCode.USAGE, f"did you mean {suggested}?")
+
+
+async def test_a_grpc_url_says_to_give_the_http_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = await run_cli(monkeypatch, "watch", "grpc://localhost:50051", "hi")
+    result.assert_one_line_error(ExitCode.USAGE, "--transport grpc")
+
+
+async def test_a_port_that_is_not_http_is_not_an_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    with tcp_listener(NOT_HTTP) as listener:
+        result = await run_cli(monkeypatch, "watch", listener.url, "hi")
+        assert listener.connections >= 1
+    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, "answered, but not with HTTP")
+    assert_no_raw_text(result.stderr)
+
+
+async def test_the_agents_grpc_port_is_not_an_agent_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serve_agent(PlainTextAgent()) as served:
+        grpc_url = f"http://{served.card_for('grpc').supported_interfaces[0].url}"
+        result = await run_cli(monkeypatch, "watch", grpc_url, "hi", "--json")
+    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, "not with HTTP", "gRPC port")
+    assert_no_raw_text(result.stderr)
+    [error] = result.json_lines()
+    assert (error["type"], error["exit_code"]) == ("error", ExitCode.NOT_AN_AGENT)
+
+
+async def test_a_card_that_is_not_valid_json_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = ("application/json", b'{\n  "name": "agent",\n  "skills": [}\n')
+    with web_server({CARD_PATH: broken}) as url:
+        result = await run_cli(monkeypatch, "watch", url, "hi")
+    result.assert_one_line_error(
+        ExitCode.NOT_AN_AGENT, "the agent card at", "is not valid JSON (line 3, column 14)"
+    )
+    assert "Expecting" not in result.stderr  # the decoder's own words
+
+
+async def test_a_wrong_path_points_at_the_url_that_serves_the_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with serve_agent(PlainTextAgent()) as served:
+        result = await run_cli(monkeypatch, "watch", f"{served.http_url}/agents/helper", "hi")
+    result.assert_one_line_error(
+        ExitCode.NOT_AN_AGENT, "HTTP 404 Not Found", f"did you mean {served.http_url}?"
+    )
+
+
+async def test_a_wrong_path_on_a_plain_web_server_has_no_suggestion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with web_server({}) as url:
+        result = await run_cli(monkeypatch, "watch", f"{url}/agents/helper", "hi")
+    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, "HTTP 404 Not Found")
+    assert "did you mean" not in result.stderr
+
+
+async def test_https_to_a_plain_http_agent_suggests_http(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with serve_agent(PlainTextAgent()) as served:
+        https = served.http_url.replace("http://", "https://")
+        result = await run_cli(monkeypatch, "watch", https, "hi")
+    result.assert_one_line_error(
+        ExitCode.UNREACHABLE, "does not speak TLS", f"did you mean {served.http_url}?"
+    )
+    assert_no_raw_text(result.stderr)
+
+
+async def test_a_silent_server_times_out_with_a_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    with tcp_listener(None) as listener:
+        result = await run_cli(monkeypatch, "watch", listener.url, "hi", "--timeout", "0.3")
+    result.assert_one_line_error(
+        ExitCode.UNREACHABLE, "did not answer within 0.3s", "raise --timeout"
+    )
+
+
+async def test_nothing_listening_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    result = await run_cli(monkeypatch, "cancel", url, "task-1")
+    result.assert_one_line_error(
+        ExitCode.UNREACHABLE, f"cannot reach {url}", "nothing is listening", "connection refused"
+    )
