@@ -13,10 +13,12 @@ from a2a_progress.cli import cancel, watch
 from a2a_progress.cli.arguments import Commands
 from a2a_progress.cli.demo import command as demo
 from a2a_progress.cli.demo import serve as serve_demo
+from a2a_progress.cli.traces import command as traces
 
 COMMANDS: Final[tuple[Callable[[Commands], None], ...]] = (
     demo.register,
     watch.register,
     cancel.register,
     serve_demo.register,
+    traces.register,
 )

@@ -104,12 +104,26 @@ class Waterfall:
         origin = min(span.start_time_unix_nano for span in self.spans)
         total = max(span.end_time_unix_nano for span in self.spans) - origin
         trace_ids = sorted({span.trace_id for span in self.spans})
+        count = f"{len(self.spans)} span{'' if len(self.spans) == 1 else 's'}"
         return Text.assemble(
             ("trace ", "bold"),
             (", ".join(trace_ids), "bold"),
-            f"  ·  {len(self.spans)} spans  ·  {', '.join(self.services())}  ·  ",
+            f"  ·  {count}  ·  {', '.join(self.services())}  ·  ",
             _duration(total),
         )
+
+    def one_line(self) -> Text:
+        """The title and, for a trace of one span, that span: its name and status.
+
+        For the many one-span traces a process makes outside any request (a client's
+        ``close``, a health check), where a table would be noise.
+        """
+        line = self.title()
+        if len(self.spans) == 1:
+            [span] = self.spans
+            line.append(f"  ·  {span.name}  ")
+            line.append_text(_status(span))
+        return line
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.title()

@@ -25,8 +25,10 @@ from a2a_progress.otlp.grpc_server import OtlpGrpcServer
 from a2a_progress.otlp.http_server import OtlpHttpServer
 from a2a_progress.otlp.receiver import OtlpReceiver
 from a2a_progress.otlp.records import MetricPoint, ReceivedEvent, ReceivedSpan, spans_of
+from a2a_progress.otlp.traces import CompletedTrace, TraceCollector
 
 __all__ = [
+    "CompletedTrace",
     "ExportRequest",
     "MetricPoint",
     "OtlpGrpcServer",
@@ -34,6 +36,7 @@ __all__ = [
     "OtlpReceiver",
     "ReceivedEvent",
     "ReceivedSpan",
+    "TraceCollector",
     "spans_of",
     "to_otlp_json",
 ]

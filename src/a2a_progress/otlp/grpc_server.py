@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final, NoReturn
+from typing import Any, Final
 
 import grpc
 from google.protobuf.message import Message  # type: ignore[import-untyped]
@@ -50,6 +50,9 @@ class OtlpGrpcServer:
 
     def start(self) -> None:
         """Bind and serve."""
+        if self._port:
+            # grpc logs its own error line to stderr on a taken port; find out first.
+            _check_bindable(self._host, self._port)
         self._pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="otlp-receiver-grpc")
         # No SO_REUSEPORT: a second server must not silently share the port.
         self._server = grpc.server(self._pool, options=[("grpc.so_reuseport", 0)])
@@ -63,7 +66,8 @@ class OtlpGrpcServer:
         except RuntimeError:  # grpc's "Failed to bind", whatever the cause
             bound = 0
         if not bound:
-            _raise_bind_error(self._host, self._port)
+            _check_bindable(self._host, self._port)
+            raise OSError(f"OTLP/gRPC receiver could not bind {where}")
         self._server.start()
         self._endpoint = f"{self._host}:{bound}"
 
@@ -77,15 +81,15 @@ class OtlpGrpcServer:
             self._pool = None
 
 
-def _raise_bind_error(host: str, port: int) -> NoReturn:
-    """Raise the `OSError` that binding ``host:port`` gives (grpc does not say why it failed)."""
+def _check_bindable(host: str, port: int) -> None:
+    """Raise the `OSError` that binding ``host:port`` gives, as grpc would bind it, if any."""
     try:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpc does
             probe.bind((host, port))
     except OSError as error:
         raise OSError(error.errno, f"{error.strerror}: {host}:{port}") from None
-    raise OSError(f"OTLP/gRPC receiver could not bind {host}:{port}")
 
 
 class _Servicer(

@@ -1,0 +1,217 @@
+"""``a2a-progress traces`` at work: OTLP in, a waterfall per complete trace out.
+
+For the agents a developer runs on this machine, without Docker: point them at it with
+``OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`` (or ``OTEL_EXPORTER_OTLP_PROTOCOL=grpc``
+and port 4317) and each trace is drawn once it is complete (see
+:class:`~a2a_progress.otlp.traces.TraceCollector`), and optionally written as OTLP/JSON. Ctrl-C
+or SIGTERM draws what is still open and stops, exit code 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, TextIO
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from rich.console import Console
+from rich.text import Text
+
+from a2a_progress.cli.errors import CliError, ExitCode
+from a2a_progress.cli.trace_view import Waterfall
+from a2a_progress.otlp import (
+    CompletedTrace,
+    ExportRequest,
+    OtlpGrpcServer,
+    OtlpHttpServer,
+    TraceCollector,
+    to_otlp_json,
+)
+
+# How often finished traces are looked for; a trace shows at most this long after its quiet period.
+_TICK: Final = 0.2
+
+
+@dataclass(frozen=True)
+class TracesOptions:
+    """What ``a2a-progress traces`` was asked to do."""
+
+    host: str
+    http_port: int
+    grpc_port: int | None
+    """None: no OTLP/gRPC."""
+    quiet_period: float
+    json_file: str | None
+    otlp_json_dir: str | None
+    max_traces: int
+
+
+def run_traces(options: TracesOptions, console: Console) -> int:
+    """Receive and print traces until Ctrl-C or SIGTERM; return the exit code (0)."""
+    collector = TraceCollector(options.quiet_period, max_traces=options.max_traces)
+    with _outputs(options.json_file, options.otlp_json_dir) as output:
+        with _servers(options, collector) as (http, grpc):
+            _banner(console, http, grpc, options.quiet_period)
+            stopped = threading.Event()
+            with _stop_on_sigterm(stopped):
+                try:
+                    while not stopped.wait(_TICK):
+                        for trace in collector.completed():
+                            output.show(console, trace)
+                except KeyboardInterrupt:
+                    pass
+        # The servers are down: nothing arrives after this flush.
+        for trace in collector.flush():
+            output.show(console, trace)
+    console.print(
+        Text(f"stopped: {output.shown} traces, {output.spans} spans", style="dim"),
+        highlight=False,
+    )
+    return int(ExitCode.COMPLETED)
+
+
+@contextlib.contextmanager
+def _servers(options: TracesOptions, collector: TraceCollector) -> Iterator[tuple[str, str | None]]:
+    """Serve OTLP/HTTP (and gRPC) into ``collector``; yields both endpoints (gRPC's or None)."""
+
+    def on_export(request: ExportRequest) -> None:
+        if isinstance(request, ExportTraceServiceRequest):
+            collector.add(request)
+        # Metrics and logs are accepted (so exporters do not retry or log errors) and dropped.
+
+    host = options.host
+    http = OtlpHttpServer(host, options.http_port, on_export, lambda reason: None)
+    grpc = None
+    if options.grpc_port is not None:
+        grpc = OtlpGrpcServer(host, options.grpc_port, on_export)
+    try:
+        _start(http, "OTLP/HTTP", host, options.http_port, "--http-port")
+        if grpc is not None and options.grpc_port is not None:
+            _start(grpc, "OTLP/gRPC", host, options.grpc_port, "--grpc-port")
+        yield http.endpoint, None if grpc is None else grpc.endpoint
+    finally:
+        if grpc is not None:
+            grpc.stop()
+        http.stop()
+
+
+def _start(
+    server: OtlpHttpServer | OtlpGrpcServer, what: str, host: str, port: int, flag: str
+) -> None:
+    try:
+        server.start()
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise CliError(
+                f"cannot listen for {what} on {host}:{port}: the port is taken (another "
+                f"collector, or a second `a2a-progress traces`?); choose another with {flag}",
+                ExitCode.PORT_IN_USE,
+            ) from error
+        raise CliError(
+            f"cannot listen for {what} on {host}:{port}: {error.strerror or error}",
+            ExitCode.PORT_IN_USE,
+        ) from error
+
+
+def _banner(console: Console, http: str, grpc: str | None, quiet: float) -> None:
+    lines = ["a2a-progress traces: receiving OTLP on", f"  OTLP/HTTP  {http}"]
+    if grpc is not None:
+        lines.append(f"  OTLP/gRPC  {grpc}")
+    lines.append(f"Point your agents at it: OTEL_EXPORTER_OTLP_ENDPOINT={http}")
+    if grpc is not None:
+        lines.append(
+            f"  (or over gRPC: OTEL_EXPORTER_OTLP_PROTOCOL=grpc OTEL_EXPORTER_OTLP_ENDPOINT="
+            f"http://{grpc})"
+        )
+    lines.append(
+        f"Each trace is printed once its root span arrived and {quiet:g}s passed without a "
+        "new span. Ctrl-C to stop."
+    )
+    for line in lines:
+        console.print(Text(line), highlight=False)
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm(stopped: threading.Event) -> Iterator[None]:
+    try:
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
+    except ValueError:  # not the main thread: Ctrl-C only
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Output:
+    """Draws each trace and writes it to the files asked for."""
+
+    def __init__(self, json_file: TextIO | None, directory: Path | None) -> None:
+        self._json_file = json_file
+        self._directory = directory
+        self.shown = 0
+        self.spans = 0
+
+    def show(self, console: Console, trace: CompletedTrace) -> None:
+        if trace.late:
+            console.print(
+                Text(
+                    f"{trace.late} late spans for trace {trace.trace_id}; the whole trace again:",
+                    style="yellow",
+                ),
+                highlight=False,
+            )
+        else:
+            self.shown += 1
+        self.spans += trace.late or len(trace.spans)
+        waterfall = Waterfall(trace.spans)
+        if len(trace.spans) == 1:
+            console.print(waterfall.one_line(), highlight=False)
+        else:
+            console.print(waterfall)
+        if not trace.has_root:
+            console.print(
+                Text(
+                    "no root span received (the trace began in a process that does not "
+                    "export here)",
+                    style="dim",
+                ),
+                highlight=False,
+            )
+        if len(trace.spans) > 1:
+            console.print()
+        if self._json_file is not None:
+            self._json_file.write(to_otlp_json(trace.new_spans) + "\n")
+            self._json_file.flush()
+        if self._directory is not None:
+            path = self._directory / f"{trace.trace_id}.json"
+            path.write_text(to_otlp_json(trace.all_spans) + "\n", "utf-8")
+
+
+@contextlib.contextmanager
+def _outputs(json_path: str | None, directory: str | None) -> Iterator[_Output]:
+    """Open the output files first, so a bad path fails before anything listens."""
+    folder = None
+    if directory is not None:
+        folder = Path(directory)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CliError(
+                f"cannot write traces to {directory}: {error.strerror}", ExitCode.USAGE
+            ) from error
+    if json_path is None:
+        yield _Output(None, folder)
+        return
+    try:
+        json_file = Path(json_path).open("a", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise CliError(f"cannot write {json_path}: {error.strerror}", ExitCode.USAGE) from error
+    with json_file:
+        yield _Output(json_file, folder)

@@ -1,0 +1,122 @@
+"""Real processes for tests: free ports, output read line by line, agents under zero-code OTel.
+
+``opentelemetry-instrument`` processes get their exporters from ``OTEL_*`` variables only, as a
+user's agents would; :func:`otel_environment` builds those variables from a clean slate.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final
+
+TESTS: Final = Path(__file__).resolve().parent.parent
+BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opentelemetry-instrument
+PROCESS_TIMEOUT: Final = 60.0
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on right now (bind it soon: another may take it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def python_path() -> str:
+    """``PYTHONPATH`` for a child: ``tests`` (for ``support``) before whatever this one has."""
+    inherited = os.environ.get("PYTHONPATH")
+    return os.pathsep.join([str(TESTS), *([inherited] if inherited else [])])
+
+
+def otel_environment(
+    service: str, endpoint: str, protocol: str, **overrides: str
+) -> dict[str, str]:
+    """This process's environment without its ``OTEL_*`` settings, plus zero-code ones.
+
+    Traces go to ``endpoint`` over ``protocol`` (``http/protobuf`` or ``grpc``), batched every
+    100 ms; metrics and logs are off unless ``overrides`` turn them on.
+    """
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    environment.update(
+        OTEL_SERVICE_NAME=service,
+        OTEL_TRACES_EXPORTER="otlp",
+        OTEL_METRICS_EXPORTER="none",
+        OTEL_LOGS_EXPORTER="none",
+        OTEL_EXPORTER_OTLP_PROTOCOL=protocol,
+        OTEL_EXPORTER_OTLP_ENDPOINT=endpoint,
+        OTEL_BSP_SCHEDULE_DELAY="100",
+        PYTHONPATH=python_path(),
+    )
+    environment.update(overrides)
+    return environment
+
+
+def instrumented(module: str, *args: str) -> list[str]:
+    """The command that runs ``python -m module args`` under ``opentelemetry-instrument``."""
+    return [str(BIN / "opentelemetry-instrument"), sys.executable, "-m", module, *args]
+
+
+class OutputLines:
+    """Every line a child process writes to one of its pipes, read by a thread as it comes."""
+
+    def __init__(self, pipe: Iterable[str]) -> None:
+        self._lines: list[str] = []
+        self._changed = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
+        self._thread.start()
+
+    def _read(self, pipe: Iterable[str]) -> None:
+        for line in pipe:
+            with self._changed:
+                self._lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    @property
+    def lines(self) -> list[str]:
+        with self._changed:
+            return list(self._lines)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def wait_for(
+        self, predicate: Callable[[list[str]], bool], timeout: float = PROCESS_TIMEOUT
+    ) -> list[str]:
+        """Block until ``predicate(lines so far)`` holds; return the lines.
+
+        Raises:
+            AssertionError: it did not hold within ``timeout`` seconds, or the pipe closed first.
+        """
+        with self._changed:
+            held = self._changed.wait_for(lambda: predicate(self._lines) or self._closed, timeout)
+            if held and predicate(self._lines):
+                return list(self._lines)
+            lines = list(self._lines)
+        state = "the pipe closed" if self._closed else f"{timeout}s passed"
+        raise AssertionError(f"{state} before the output matched:\n" + "\n".join(lines))
+
+    def join(self, timeout: float = PROCESS_TIMEOUT) -> list[str]:
+        """Wait for the pipe to close (the process ended); every line."""
+        self._thread.join(timeout)
+        return self.lines
+
+
+def stop(process: subprocess.Popen[str], timeout: float = PROCESS_TIMEOUT) -> None:
+    """End ``process`` if it still runs (kill after ``timeout``) and reap it."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,300 @@
+"""``a2a-progress traces`` as a user runs it: a subprocess on free ports, fed by real agents.
+
+A plain a2a-sdk callee and caller (``support/zero_code_*``) run under ``opentelemetry-instrument``
+with nothing but ``OTEL_*`` variables: the callee exports over OTLP/HTTP, the caller over
+OTLP/gRPC, both to the ``traces`` process. Its printed waterfall and its OTLP/JSON files are
+checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from support import agents
+from support.processes import (
+    PROCESS_TIMEOUT,
+    TESTS,
+    OutputLines,
+    instrumented,
+    otel_environment,
+    python_path,
+    stop,
+)
+
+CALLER: Final = "traces-caller"
+CALLEE: Final = "traces-callee"
+TRACES: Final = [sys.executable, "-m", "a2a_progress.cli", "traces"]
+PORT_IN_USE: Final = 10
+# httpx's own instrumentation, when installed, sends its POST span's context instead of the
+# bridge's CLIENT span (reported to the trace helper); these tests are about `traces`, not that.
+NO_HTTPX: Final = {"OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "httpx"}
+ROW: Final = re.compile(r"^(?P<prefix>[│├└─ ]*)(?P<name>\S.*?)\s{2,}(?P<service>\S+)\s")
+
+
+@dataclass(frozen=True)
+class Row:
+    depth: int
+    name: str
+    service: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """One printed trace: its title, its table rows, and the lines after the table."""
+
+    title: str
+    rows: list[Row]
+    notes: list[str]
+
+    @property
+    def trace_id(self) -> str:
+        return self.title.split()[1]
+
+    def parent(self, row: Row) -> Row | None:
+        """The row a row is drawn under (the nearest one above it, one level up)."""
+        index = self.rows.index(row)
+        for above in reversed(self.rows[:index]):
+            if above.depth == row.depth - 1:
+                return above
+        return None
+
+    def find(self, name: str, service: str) -> Row:
+        [row] = [r for r in self.rows if r.name == name and r.service == service]
+        return row
+
+
+def blocks(lines: list[str]) -> list[Block]:
+    """Every trace printed with a table, in order (a block ends at its blank line)."""
+    found: list[Block] = []
+    index = 0
+    while index < len(lines):
+        if not (lines[index].startswith("trace ") and index + 1 < len(lines)):
+            index += 1
+            continue
+        if not lines[index + 1].startswith("span "):  # a one-line trace
+            index += 1
+            continue
+        end = index + 2
+        while end < len(lines) and lines[end].strip():
+            end += 1
+        if end == len(lines):
+            break  # still being printed
+        rows, notes = [], []
+        for line in lines[index + 2 : end]:
+            match = ROW.match(line)
+            if match is None or line.startswith("✗"):
+                notes.append(line)
+                continue
+            depth = len(match["prefix"]) // 3
+            rows.append(Row(depth, match["name"], match["service"], line))
+        found.append(Block(lines[index], rows, notes))
+        index = end
+    return found
+
+
+def whole_turn(lines: list[str]) -> bool:
+    """Whether a trace of both agents, with the callee's tools, was printed."""
+    return any(
+        CALLER in block.title
+        and CALLEE in block.title
+        and any(r.name == "execute_tool fetch" and r.service == CALLEE for r in block.rows)
+        and any(r.name == "execute_tool fetch" and r.service == CALLER for r in block.rows)
+        for block in blocks(lines)
+    )
+
+
+@dataclass
+class Traces:
+    process: subprocess.Popen[str]
+    out: OutputLines
+    err: OutputLines
+    http: str
+    grpc: str
+
+
+@contextlib.contextmanager
+def running_traces(*args: str) -> Iterator[Traces]:
+    process = subprocess.Popen(
+        [*TRACES, "--http-port", "0", "--grpc-port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "220", "PYTHONPATH": python_path()},
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        out, err = OutputLines(process.stdout), OutputLines(process.stderr)
+        banner = out.wait_for(lambda lines: any(line.startswith("Each trace") for line in lines))
+        [http] = [line.split()[-1] for line in banner if line.startswith("  OTLP/HTTP ")]
+        grpc = "".join(x.split()[-1] for x in banner if x.startswith("  OTLP/gRPC "))
+        yield Traces(process, out, err, http, grpc)
+    finally:
+        stop(process)
+
+
+@contextlib.contextmanager
+def callee_exporting_to(endpoint: str, protocol: str, log: Path) -> Iterator[str]:
+    """The zero-code callee exporting to ``endpoint``; yields its URL."""
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            instrumented("support.zero_code_callee"),
+            env=otel_environment(CALLEE, endpoint, protocol, **NO_HTTPX),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=TESTS,
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith("PORT "), f"callee did not start:\n{log.read_text()}"
+            yield f"http://127.0.0.1:{int(line.split()[1])}"
+        finally:
+            # SIGINT: uvicorn ends as on Ctrl+C, through the exit hooks that flush telemetry.
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(PROCESS_TIMEOUT)
+            finally:
+                stop(process)
+
+
+def run_caller(url: str, endpoint: str, protocol: str) -> None:
+    done = subprocess.run(
+        instrumented("support.zero_code_caller", url, "find it"),
+        env=otel_environment(CALLER, endpoint, protocol, **NO_HTTPX),
+        capture_output=True,
+        text=True,
+        cwd=TESTS,
+        timeout=PROCESS_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def spans_in(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The spans of an OTLP/JSON request, each with its ``service``."""
+    spans = []
+    for resource_spans in document["resourceSpans"]:
+        attributes = resource_spans["resource"]["attributes"]
+        [service] = [a["value"]["stringValue"] for a in attributes if a["key"] == "service.name"]
+        for scope_spans in resource_spans["scopeSpans"]:
+            spans.extend({**span, "service": service} for span in scope_spans["spans"])
+    return spans
+
+
+def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path) -> None:
+    json_file, directory = tmp_path / "traces.jsonl", tmp_path / "traces"
+    with running_traces(
+        "--quiet-period", "1", "--json", str(json_file), "--otlp-json", str(directory)
+    ) as traces:
+        with callee_exporting_to(
+            traces.http, "http/protobuf", tmp_path / "callee.log"
+        ) as callee_url:
+            run_caller(callee_url, f"http://{traces.grpc}", "grpc")
+            lines = traces.out.wait_for(whole_turn)
+        traces.process.send_signal(signal.SIGINT)
+        assert traces.process.wait(PROCESS_TIMEOUT) == 0, traces.err.text
+        lines = traces.out.join()
+
+    assert lines[-1].startswith("stopped: "), lines[-1]
+    assert traces.err.lines == []
+    # The last print of the trace holds every span (late spans print it again).
+    [*_, block] = [b for b in blocks(lines) if CALLER in b.title and CALLEE in b.title]
+
+    root = block.rows[0]
+    assert (root.depth, root.name, root.service) == (0, "SendStreamingMessage", CALLER)
+    assert root.line.rstrip().endswith(" 2")  # the thinking and text events
+    server = block.find("SendStreamingMessage", CALLEE)
+    chain = [server]
+    while (above := block.parent(chain[-1])) is not None:
+        chain.append(above)
+    assert chain[-1] == root, "the callee's turn hangs under the caller's"
+    for service, turn in ((CALLER, root), (CALLEE, server)):
+        search = block.find("execute_tool search", service)
+        fetch = block.find("execute_tool fetch", service)
+        assert block.parent(search) == block.parent(fetch) == turn
+        assert block.rows.index(search) < block.rows.index(fetch)
+        assert " ok " in search.line
+        assert " ERROR " in fetch.line
+        assert f"✗ execute_tool fetch ({service}): {agents.ABORT_REASON}" in block.notes
+    assert f"  ·  {len(block.rows)} spans  ·  " in block.title
+
+    # --json: one OTLP/JSON request per line; together they hold each span of the trace once.
+    documents = [json.loads(line) for line in json_file.read_text().splitlines()]
+    written = [s for d in documents for s in spans_in(d) if s["traceId"] == block.trace_id]
+    assert len(written) == len(block.rows)
+    assert len({s["spanId"] for s in written}) == len(written)
+    assert {s["service"] for s in written} == {CALLER, CALLEE}
+    for span in written:
+        assert re.fullmatch("[0-9a-f]{32}", span["traceId"])
+        assert re.fullmatch("[0-9a-f]{16}", span["spanId"])
+        assert span.get("parentSpanId", "") in {s["spanId"] for s in written} | {""}
+    # --otlp-json: the trace in a file of its own, every span in one request.
+    [document] = map(json.loads, (directory / f"{block.trace_id}.json").read_text().splitlines())
+    assert sorted(s["spanId"] for s in spans_in(document)) == sorted(s["spanId"] for s in written)
+
+
+def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
+    # A quiet period no test waits out: the trace is still open when SIGTERM comes.
+    with running_traces("--quiet-period", "600", "--no-grpc") as traces:
+        assert traces.grpc == ""  # no gRPC line
+        with callee_exporting_to(traces.http, "http/protobuf", tmp_path / "callee.log") as url:
+            run_caller(url, traces.http, "http/protobuf")
+        traces.process.terminate()
+        assert traces.process.wait(PROCESS_TIMEOUT) == 0, traces.err.text
+        lines = traces.out.join()
+    assert whole_turn(lines), "\n".join(lines)
+    assert lines[-1].startswith("stopped: ")
+
+
+@pytest.mark.parametrize("flag", ["--http-port", "--grpc-port"])
+def test_a_taken_port_is_one_line_and_exit_code_10(flag: str) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        other = "--grpc-port" if flag == "--http-port" else "--http-port"
+        done = subprocess.run(
+            [*TRACES, flag, str(port), other, "0"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": python_path()},
+            timeout=PROCESS_TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == PORT_IN_USE
+    [line] = done.stderr.splitlines()
+    what = "OTLP/HTTP" if flag == "--http-port" else "OTLP/gRPC"
+    assert line.startswith(f"a2a-progress: cannot listen for {what} on 127.0.0.1:{port}: ")
+    assert "the port is taken" in line
+    assert flag in line
+    assert "Each trace" not in done.stdout
+
+
+def test_an_unwritable_json_file_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*TRACES, "--http-port", "0", "--no-grpc", "--json", str(tmp_path / "no" / "such.jsonl")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": python_path()},
+        timeout=PROCESS_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("a2a-progress: cannot write ")
