@@ -76,6 +76,7 @@ _PAIR_VALUE: Final = (
 # An unquoted header value runs to the end of the line or a closing quote; a quote right after
 # "=" opens a quoted parameter (Digest's response="…") that is part of the value.
 _HEADER_VALUE: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)+"
+_PAIR_SEPARATOR: Final = r"\\?[\"']?[ \t]*(?:=>|:=|:|=(?!=))"
 _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 
 
@@ -132,10 +133,12 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "secret_pair",
         r"(?P<secret_pair_keep>(?<![\w.-])(?i:"
-        rf"(?=[\w.-]*?{_NAME_WORDS})[\w.-]++{_NOT_A_VALUE_NAME}"
+        # Most words are not followed by a separator: that cheap test comes before the search
+        # for a credential word in the name, which costs a try of every word at every offset.
+        rf"(?=[\w.-]++{_PAIR_SEPARATOR})(?=[\w.-]*?{_NAME_WORDS})[\w.-]++{_NOT_A_VALUE_NAME}"
         r"|(?:api|access|secret|private|account|auth) key"
         r"|x-[\w-]{0,60}+(?<=key))"
-        rf"\\?[\"']?[ \t]*(?:=>|:=|:|=(?!=))[ \t]*{_opening_quote('sp')})"
+        rf"{_PAIR_SEPARATOR}[ \t]*{_opening_quote('sp')})"
         + _quoted_or("sp", _PAIR_VALUE),
     ),
     (
@@ -160,55 +163,78 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?P<jwt_keep>(?<![A-Za-z0-9_-])(?>(?:[A-Za-z0-9_-]*?-)?(?=eyJ[A-Za-z0-9_-]{5})))"
         r"eyJ[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
     ),
-    # Not \b: it is Unicode-aware, so a token right after a CJK character or an accented
-    # letter (a word character, no boundary) would survive. The ASCII look-behind keeps \b's
-    # protection against "task-..." or "graphf_..." matching mid-word, for ASCII only. The
-    # AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
+    # The AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
     ("aws_access_key_id", r"(?:A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA))[0-9A-Z]{16}"),
     ("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab_token", r"(?<![A-Za-z0-9_])gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"(?<![A-Za-z0-9_])(?:xox[abposre](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}"),
-    ("stripe_key", r"(?<![A-Za-z0-9_])(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}"),
-    ("openai_style_key", r"(?<![A-Za-z0-9_])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
-    ("google_api_key", r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_-]{35}"),
-    ("google_oauth", r"(?<![A-Za-z0-9_])(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})"),
-    ("npm_token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}"),
-    ("huggingface_token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"),
-    ("sendgrid_key", r"(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}"),
-    ("twilio_sid", r"(?<![A-Za-z0-9_])(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"),
-    ("databricks_token", r"(?<![A-Za-z0-9_])dapi[0-9a-f]{32}(?:-\d+)?"),
-    ("digitalocean_token", r"(?<![A-Za-z0-9_])do[opr]_v1_[0-9a-f]{64}"),
-    ("shopify_token", r"(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"),
-    ("atlassian_token", r"(?<![A-Za-z0-9_])ATATT3[A-Za-z0-9_=-]{20,}"),
-    ("pypi_token", r"(?<![A-Za-z0-9_])pypi-AgE[A-Za-z0-9_-]{50,}"),
-    ("docker_token", r"(?<![A-Za-z0-9_])dckr_pat_[A-Za-z0-9_-]{20,}"),
-    ("vault_token", r"(?<![A-Za-z0-9_])hv[sb]\.[A-Za-z0-9_-]{24,}"),
-    ("square_token", r"(?<![A-Za-z0-9_])sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),
-    ("postman_key", r"(?<![A-Za-z0-9_])PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
-    ("linear_key", r"(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{40}"),
-    ("newrelic_key", r"(?<![A-Za-z0-9_])NRAK-[A-Z0-9]{27}"),
-    ("grafana_token", r"(?<![A-Za-z0-9_])(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[\w+/]{32,})"),
     ("telegram_bot_token", r"(?<![0-9])[0-9]{8,10}:AA[0-9A-Za-z_-]{33}"),
     ("azure_client_secret", r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),
     ("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
 )  # fmt: skip
 
+# Vendor tokens by shape. They share one look-behind (a token does not start mid-word), checked
+# once per position for all of them; after it, each starts with a literal the engine tests
+# before trying the rest, which halves the cost of a scan against one look-behind each. Not \b:
+# it is Unicode-aware, so a token right after a CJK character or an accented letter (a word
+# character, no boundary) would survive; the ASCII look-behind keeps \b's protection against
+# "task-..." or "graphf_..." matching mid-word, for ASCII only.
+_TOKEN_START: Final = r"(?<![A-Za-z0-9_])"
+_TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
+    ("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"(?:xox[abposre](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}"),
+    ("stripe_key", r"(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}"),
+    ("openai_style_key", r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+    ("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
+    ("google_oauth", r"(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})"),
+    ("npm_token", r"npm_[A-Za-z0-9]{36}"),
+    ("huggingface_token", r"hf_[A-Za-z0-9]{30,}"),
+    ("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}"),
+    ("twilio_sid", r"(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"),
+    ("databricks_token", r"dapi[0-9a-f]{32}(?:-\d+)?"),
+    ("digitalocean_token", r"do[opr]_v1_[0-9a-f]{64}"),
+    ("shopify_token", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"),
+    ("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{20,}"),
+    ("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    ("docker_token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
+    ("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
+    ("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),
+    ("postman_key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
+    ("linear_key", r"lin_api_[A-Za-z0-9]{40}"),
+    ("newrelic_key", r"NRAK-[A-Z0-9]{27}"),
+    ("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[\w+/]{32,})"),
+)  # fmt: skip
+
 
 # Literals (lower case) at least one of which every built-in pattern's match contains. Most text
 # holds none of them, and a few substring searches in C cost far less than the alternation,
-# which Python's engine tries at every position (~1 us per character of text).
+# which Python's engine tries at every position (~1 us per character of text). They are grouped
+# under a character each of the group holds, so prose without "_" or "=" skips those groups.
 _TRIGGERS: Final = (
-    "-----begin", "authorization", "cookie", "bearer", "://", "eyj",
-    "hooks.slack.com", "/api/webhooks/", "webhookb2", "sig=", "code=", "key=", "auth=", "jwt=",
-    "akia", "asia", "abia", "acca", "aida", "aroa", "aipa", "anpa", "anva", "apka", "agpa",
-    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-",
-    "glcbt-", "glsoat-", "xox", "xapp-", "k_live_", "k_test_", "whsec_", "sk-", "aiza", "ya29.",
-    "gocspx-", "npm_", "hf_", "sg.", "dapi", "_v1_", "shp", "atatt3", "pypi-age", "dckr_pat_",
-    "hvs.", "hvb.", "sq0", "pmak-", "lin_api_", "nrak-", "glsa_", "glc_", ":aa", "q~",
-    "age-secret-key-",
+    ("", ("authorization", "cookie", "bearer", "aiza", "dapi", "atatt3")),
+    ("-", (
+        "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
+        "sk-", "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-",
+    )),
+    (".", ("eyj", "ya29.", "sg.", "hvs.", "hvb.", "hooks.slack.com")),
+    ("_", (
+        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "k_live_", "k_test_", "whsec_",
+        "npm_", "hf_", "_v1_", "shp", "dckr_pat_", "lin_api_", "glsa_", "glc_",
+    )),
+    ("=", ("sig=", "code=", "key=", "auth=", "jwt=")),
+    (":", ("://", ":aa")),
+    ("/", ("/api/webhooks/", "webhookb2")),
+    ("~", ("q~",)),
 )  # fmt: skip
-# Twilio ids have no literal, and "-u" is too common a one: their shapes are cheap to search for.
-_SHAPE_HINT: Final = re.compile(r"[AS][CK][0-9a-f]{32}|(?<![\w-])(?:-u|--user|--proxy-user)[ \t=]")
+# AWS key ids are upper case; Twilio ids have no literal, and "-u" is too common a one. Each
+# regex starts with a literal, which the engine finds as fast as a substring search.
+_CASED_HINTS: Final = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA)",
+        r"AC[0-9a-f]{32}",
+        r"SK[0-9a-f]{32}",
+        r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
+    )
+)
 # The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
 # whether one is followed by the separator, as a match of the secret_pair pattern must be, or
 # sits in a CLI flag or a .netrc line.
@@ -227,9 +253,10 @@ _PAIR_HINT: Final = re.compile(
 
 def _may_hold_builtin_secret(text: str) -> bool:
     lowered = text.lower()
-    if any(trigger in lowered for trigger in _TRIGGERS):
-        return True
-    if _SHAPE_HINT.search(text) is not None:
+    for gate, triggers in _TRIGGERS:
+        if gate in lowered and any(trigger in lowered for trigger in triggers):
+            return True
+    if any(hint.search(text) is not None for hint in _CASED_HINTS):
         return True
     return any(word in lowered for word in _PAIR_WORDS) and _PAIR_HINT.search(lowered) is not None
 
@@ -246,6 +273,10 @@ def _scoped(pattern: str) -> str:
     return f"(?{flags.group(1)}:{pattern[flags.end() :]})"
 
 
+def _named(patterns: Iterable[tuple[str, str]]) -> str:
+    return "|".join(f"(?P<{name}>{pattern})" for name, pattern in patterns)
+
+
 class Redactor:
     """Masks credentials in text with :data:`MASK`.
 
@@ -257,15 +288,19 @@ class Redactor:
     __slots__ = ("_always_scan", "_enabled", "_keep_groups", "_regex")
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
-        patterns = list(_BUILTIN_PATTERNS)
-        patterns += [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
-        self._regex = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in patterns))
+        extras = [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
+        alternatives = [_named(_BUILTIN_PATTERNS), f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})"]
+        if extras:
+            alternatives.append(_named(extras))
+        self._regex = re.compile("|".join(alternatives))
         self._keep_groups = {
-            name: f"{name}_keep" for name, pattern in patterns if f"<{name}_keep>" in pattern
+            name: f"{name}_keep"
+            for name, pattern in (*_BUILTIN_PATTERNS, *extras)
+            if f"<{name}_keep>" in pattern
         }
         self._enabled = enabled
         # Extra patterns have no known literal: with any, every text is scanned.
-        self._always_scan = bool(patterns[len(_BUILTIN_PATTERNS) :])
+        self._always_scan = bool(extras)
 
     @property
     def enabled(self) -> bool:
