@@ -852,7 +852,7 @@ def test_finished_memory_is_bounded() -> None:
         feed_all(
             assembler, [working(think(1), task_id=f"t{i}"), terminal(COMPLETED, task_id=f"t{i}")]
         )
-    assert len(assembler._finished._keys) <= 3
+    assert len(assembler._finished) <= 3
     assert assembler.live_turns == 0
     assert assembler.feed(working(think(2), task_id="t9")) == []  # remembered
     assert len(assembler.feed(working(think(2), task_id="t0"))) == 1  # forgotten: a new turn
@@ -861,7 +861,7 @@ def test_finished_memory_is_bounded() -> None:
 def test_degraded_message_ids_are_bounded() -> None:
     assembler = ProgressAssembler()
     feed_all(assembler, [plain(f"p{i}", mid=f"m{i}") for i in range(3000)])
-    assert len(assembler._turns["t1"].message_ids._keys) <= 1024
+    assert len(assembler._turns["t1"].message_ids) <= 1024
 
 
 def test_memory_does_not_grow_with_the_number_of_envelopes() -> None:

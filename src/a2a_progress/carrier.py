@@ -1,14 +1,25 @@
 """Where an envelope lives on the A2A wire: ``Part(text=fallback, metadata={"tfrs": ...})``.
 
 Builds that Part, and reads the envelope back from a Part, Message, status update, Task or
-``StreamResponse`` without ever changing what it reads.
+``StreamResponse`` without ever changing what it reads. :func:`view_event` is the one place that
+unpacks the A2A event union: everything above the wire reads an :class:`EventView`.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from enum import StrEnum
+from typing import Final, NamedTuple
 
-from a2a.types.a2a_pb2 import Message, Part, StreamResponse, Task, TaskStatusUpdateEvent
+from a2a.types.a2a_pb2 import (
+    Artifact,
+    Message,
+    Part,
+    StreamResponse,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
 
 from a2a_progress.envelope import (
     HARD_LIMIT_BYTES,
@@ -79,35 +90,139 @@ def read_message(message: Message) -> Envelope | Rejected | None:
     """
     parts = message.parts
     if len(parts) == 1:  # the norm (spec rule 2): indexing one Part is cheaper than iterating
-        return _read_part(parts[0])
+        return read_part(parts[0])
     for part in parts:
         if _has_envelope(part):
             return decode(part.metadata[TFRS_KEY])
     return None
 
 
-def _read_part(part: Part) -> Envelope | Rejected | None:
+def read_part(part: Part) -> Envelope | Rejected | None:
+    """The envelope of one Part, or None when it carries none."""
     # Tests for the key once, then indexes: raw_envelope() would test a second time (~1 us
     # of protobuf Struct calls, for every envelope read).
-    return decode(part.metadata[TFRS_KEY]) if _has_envelope(part) else None
+    # _has_envelope(), inlined: this runs once per Part read.
+    if part.HasField("metadata") and TFRS_KEY in part.metadata:
+        return decode(part.metadata[TFRS_KEY])
+    return None
+
+
+A2AEvent = StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent
+"""Every A2A event a client call yields, wrapped in a ``StreamResponse`` or bare."""
+
+
+class EventKind(StrEnum):
+    """Which member of the A2A event union an event is."""
+
+    STATUS_UPDATE = "status_update"
+    TASK = "task"
+    MESSAGE = "message"
+    ARTIFACT_UPDATE = "artifact_update"
+    EMPTY = "empty"
+    """A ``StreamResponse`` with no payload set (or one this SDK does not know)."""
+
+
+class EventView(NamedTuple):
+    """One A2A event, unpacked once: what the layers above the wire read of it.
+
+    ``state`` and ``status`` are None when the event carries no task status (a Message or an
+    artifact update); ``message`` is the status message, or the Message itself for a message
+    event. ``task`` is set for a Task snapshot, ``artifact`` (with ``append``) for an artifact
+    update; ``event`` is the unwrapped event itself (None for an empty ``StreamResponse``). The
+    protobuf values are the event's own, not copies: read them, never change them.
+    """
+
+    kind: EventKind
+    task_id: str
+    context_id: str
+    state: int | None = None
+    message: Message | None = None
+    status: TaskStatus | None = None
+    task: Task | None = None
+    artifact: Artifact | None = None
+    append: bool = False
+    event: TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent | None = None
+
+
+_EMPTY: Final = EventView(EventKind.EMPTY, "", "")
+_STATUS_UPDATE: Final = EventKind.STATUS_UPDATE
+# EventView(...) runs a generated Python __new__ that fills defaults; the status update path
+# (almost every event of a stream) builds the tuple directly.
+_new_view: Final = tuple.__new__
+
+
+def view_event(event: A2AEvent) -> EventView:
+    """The :class:`EventView` of any member of the A2A event union, wrapped or bare."""
+    # Status updates first: they are almost every event of a stream.
+    if isinstance(event, TaskStatusUpdateEvent):
+        status = event.status
+        message = status.message if status.HasField("message") else None
+        view: EventView = _new_view(
+            EventView,
+            (
+                _STATUS_UPDATE,
+                event.task_id,
+                event.context_id,
+                status.state,
+                message,
+                status,
+                None,
+                None,
+                False,
+                event,
+            ),
+        )
+        return view
+    if isinstance(event, StreamResponse):
+        which = event.WhichOneof("payload")
+        if which is None:
+            return _EMPTY
+        inner: TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent
+        inner = getattr(event, which)
+        return view_event(inner)
+    if isinstance(event, Task):
+        status = event.status
+        return EventView(
+            EventKind.TASK,
+            event.id,
+            event.context_id,
+            status.state,
+            status.message if status.HasField("message") else None,
+            status,
+            task=event,
+            event=event,
+        )
+    if isinstance(event, TaskArtifactUpdateEvent):
+        return EventView(
+            EventKind.ARTIFACT_UPDATE,
+            event.task_id,
+            event.context_id,
+            artifact=event.artifact,
+            append=event.append,
+            event=event,
+        )
+    return EventView(EventKind.MESSAGE, event.task_id, event.context_id, message=event, event=event)
+
+
+def status_time(status: TaskStatus | None) -> float | None:
+    """When the agent recorded ``status`` (``TaskStatus.timestamp``, POSIX seconds), if it did.
+
+    a2a-sdk's ``TaskUpdater`` stamps every status it sends; a status moved into ``Task.history``
+    keeps only its message, which has no time, so history gives None.
+    """
+    if status is None or not status.HasField("timestamp"):
+        return None
+    stamp = status.timestamp
+    seconds: int = stamp.seconds
+    nanos: int = stamp.nanos
+    return seconds + nanos / 1e9
 
 
 def status_message(
     event: StreamResponse | TaskStatusUpdateEvent | Task | Message,
 ) -> Message | None:
     """The status message an event carries, if any (a Message event is its own message)."""
-    if isinstance(event, StreamResponse):
-        which = event.WhichOneof("payload")
-        if which == "status_update":
-            return status_message(event.status_update)
-        if which == "task":
-            return status_message(event.task)
-        if which == "message":
-            return event.message
-        return None
-    if isinstance(event, Message):
-        return event
-    return event.status.message if event.status.HasField("message") else None
+    return view_event(event).message
 
 
 def read_envelope(
@@ -115,6 +230,6 @@ def read_envelope(
 ) -> Envelope | Rejected | None:
     """The envelope carried by any of the A2A shapes that can hold one, or None."""
     if isinstance(source, Part):
-        return _read_part(source)
+        return read_part(source)
     message = source if isinstance(source, Message) else status_message(source)
     return None if message is None else read_message(message)

@@ -1,0 +1,79 @@
+"""The consumer's vocabularies: the task states that end a turn, why a tool call ended, and what
+became of each update fed (for metrics)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Final
+
+from a2a.types.a2a_pb2 import TaskState
+
+from a2a_progress.envelope import Rejected, RejectReason
+
+TERMINAL_STATES: Final = frozenset(
+    {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_REJECTED,
+    }
+)
+"""States that end a task for good; the authority over every envelope (spec rule 8)."""
+
+INTERRUPTED_STATES: Final = frozenset(
+    {TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+)
+"""States that end the current turn but not the task: the next send starts a new turn."""
+
+
+class EndReason(StrEnum):
+    """Why a tool call ended."""
+
+    DONE = "done"
+    ABORTED = "aborted"
+    SUPERSEDED = "superseded"
+    TURN_COMPLETED = "turn_completed"
+    TURN_FAILED = "turn_failed"
+    TURN_CANCELED = "turn_canceled"
+    STREAM_CLOSED = "stream_closed"
+    SHUTDOWN = "shutdown"
+
+
+TERMINAL_END_REASONS: Final[Mapping[int, EndReason]] = {
+    TaskState.TASK_STATE_COMPLETED: EndReason.TURN_COMPLETED,
+    TaskState.TASK_STATE_FAILED: EndReason.TURN_FAILED,
+    TaskState.TASK_STATE_REJECTED: EndReason.TURN_FAILED,
+    TaskState.TASK_STATE_CANCELED: EndReason.TURN_CANCELED,
+}
+"""The end reason of the calls still open when a terminal state ends their turn."""
+
+
+class Outcome(StrEnum):
+    """What became of an update fed to the assembler (for metrics)."""
+
+    ACCEPTED = "accepted"
+    DUPLICATE = "duplicate"
+    DEGRADED = "degraded"
+    UNKNOWN_VERSION = "unknown_version"
+    INVALID = "invalid"
+    OVERSIZE = "oversize"
+    STALE = "stale"
+    AFTER_TERMINAL = "after_terminal"
+    NONE = "none"
+
+
+DISCARDS: Final = frozenset({Outcome.DUPLICATE, Outcome.STALE, Outcome.AFTER_TERMINAL})
+"""Outcomes of updates consumed without producing anything."""
+
+REJECTIONS: Final = frozenset({Outcome.UNKNOWN_VERSION, Outcome.INVALID, Outcome.OVERSIZE})
+"""Outcomes of updates degraded because their envelope was unusable."""
+
+
+def outcome_of_rejection(rejected: Rejected) -> Outcome:
+    """The metric outcome for an envelope that could not be used."""
+    if rejected.reason is RejectReason.UNKNOWN_VERSION:
+        return Outcome.UNKNOWN_VERSION
+    if rejected.reason is RejectReason.OVERSIZE:
+        return Outcome.OVERSIZE
+    return Outcome.INVALID

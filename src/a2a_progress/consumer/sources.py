@@ -1,0 +1,79 @@
+"""Event sources for the assembler: :func:`follow` any client call, :func:`poll_task` a task."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterable
+
+from a2a.client import Client
+from a2a.types.a2a_pb2 import GetTaskRequest, StreamResponse, Task
+
+from a2a_progress.consumer.assembler import ProgressAssembler
+from a2a_progress.consumer.outcomes import INTERRUPTED_STATES, TERMINAL_STATES, EndReason
+from a2a_progress.consumer.updates import Update
+
+
+async def follow(
+    events: AsyncIterable[StreamResponse | Task],
+    *,
+    assembler: ProgressAssembler | None = None,
+) -> AsyncGenerator[Update, None]:
+    """Yield progress and the outcome of a client call, for any event source.
+
+    ``events`` is ``client.send_message(...)``, ``client.subscribe(...)`` or
+    :func:`poll_task`. If the source ends with no terminal state, a final
+    :class:`TurnOutcome` with ``terminal=False`` closes the open calls ``stream_closed``.
+    Errors from the source propagate.
+    """
+    assembler = assembler or ProgressAssembler()
+    # Only the turns of this source are closed at its end: a shared assembler may be following
+    # other sources' turns, which go on.
+    task_ids: set[str] = set()
+    stream = _as_generator(events)
+    async with contextlib.aclosing(stream):
+        async for event in stream:
+            updates = assembler.feed(event)
+            if assembler.last_event is not None:
+                task_ids.add(assembler.last_event.task_id)
+            for update in updates:
+                yield update
+    for outcome in assembler.close(EndReason.STREAM_CLOSED, task_ids=task_ids):
+        yield outcome
+
+
+async def _as_generator(
+    events: AsyncIterable[StreamResponse | Task],
+) -> AsyncGenerator[StreamResponse | Task, None]:
+    iterator = aiter(events)
+    try:
+        async for event in iterator:
+            yield event
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def poll_task(
+    client: Client,
+    task_id: str,
+    *,
+    interval: float = 1.0,
+    history_length: int | None = None,
+) -> AsyncGenerator[Task, None]:
+    """Yield ``GetTask`` snapshots every ``interval`` seconds until the turn ends.
+
+    The coarse replay channel of spec E6: progress comes from ``Task.history``, truncated by
+    ``history_length``. Feed it to :func:`follow`. Progress read from history is marked
+    ``replayed`` and has no times (a2a-sdk keeps none for history messages).
+    """
+    request = GetTaskRequest(id=task_id)
+    if history_length is not None:
+        request.history_length = history_length
+    while True:
+        task = await client.get_task(request)
+        yield task
+        if task.status.state in TERMINAL_STATES or task.status.state in INTERRUPTED_STATES:
+            return
+        await asyncio.sleep(interval)

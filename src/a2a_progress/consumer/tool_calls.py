@@ -1,0 +1,180 @@
+"""The tool-call state machine of one turn: which envelope opens, continues or ends which call.
+
+Each call is keyed by its stream (``streamKey``, else ``tool_call_id``, else ``""``). A ``running``
+``tool_call`` opens one; ``done`` / ``aborted`` end it; a new ``running`` on a key whose call is
+still open supersedes it. Envelopes can arrive late or out of order, so an end before its start
+still gives exactly one call, and a late start changes nothing.
+"""
+
+from __future__ import annotations
+
+from a2a.types.a2a_pb2 import TaskStatus
+
+from a2a_progress.carrier import status_time
+from a2a_progress.consumer.outcomes import EndReason
+from a2a_progress.envelope import Envelope, Kind, Status
+
+Tracked = tuple["CallRecord | None", bool, tuple["CallRecord", ...]]
+"""What an envelope did: its call (if any), whether it opened that call, the calls it ended."""
+
+
+class CallRecord:
+    """One tool call as the caller sees it. Owned and updated by the assembler; read-only to you.
+
+    ``key`` is the stream it runs on (``streamKey``, else ``tool_call_id``, else ``""``);
+    ``index`` numbers the turn's calls from 0 in the order they were first seen.
+    ``started_at`` / ``ended_at`` are the times the agent recorded (``TaskStatus.timestamp``,
+    POSIX seconds) for the updates that opened and ended the call, None when unknown: a call
+    replayed from ``Task.history`` has no start time (a2a-sdk keeps none for history messages).
+    ``replayed`` says the call was opened by such a replayed update; ``dialect`` names the
+    dialect that reported it (None for the progress envelope).
+    """
+
+    __slots__ = (
+        "dialect",
+        "end_reason",
+        "ended_at",
+        "first_seq",
+        "index",
+        "key",
+        "last_seq",
+        "replayed",
+        "started_at",
+        "status",
+        "stream_key",
+        "tool",
+        "tool_call_id",
+    )
+
+    def __init__(
+        self,
+        envelope: Envelope,
+        index: int,
+        *,
+        started_at: float | None = None,
+        replayed: bool = False,
+        dialect: str | None = None,
+    ) -> None:
+        self.key = envelope.stream_id
+        self.index = index
+        self.tool = envelope.tool or ""
+        self.tool_call_id = envelope.tool_call_id
+        self.stream_key = envelope.stream_key
+        self.status = Status.RUNNING
+        self.first_seq = envelope.seq
+        self.last_seq = envelope.seq
+        self.end_reason: EndReason | None = None
+        self.started_at = started_at
+        self.ended_at: float | None = None
+        self.replayed = replayed
+        self.dialect = dialect
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the call is still running."""
+        return self.end_reason is None
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from start to end as the agent recorded them; None when either is unknown."""
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return max(0.0, self.ended_at - self.started_at)
+
+    def _end(self, reason: EndReason, at: float | None) -> None:
+        self.end_reason = reason
+        self.ended_at = at
+        done = reason is EndReason.DONE or reason is EndReason.TURN_COMPLETED
+        self.status = Status.DONE if done else Status.ABORTED
+
+    def __repr__(self) -> str:
+        return (
+            f"CallRecord(tool={self.tool!r}, key={self.key!r}, status={self.status.value}, "
+            f"seq={self.first_seq}..{self.last_seq}, end_reason={self.end_reason})"
+        )
+
+
+class ToolCalls:
+    """The calls of one turn, by stream key, and the rules that open and end them."""
+
+    __slots__ = ("_by_key", "_count")
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, CallRecord] = {}
+        self._count = 0
+
+    def __len__(self) -> int:
+        """How many calls are remembered (open or ended, at most one per live stream)."""
+        return len(self._by_key)
+
+    def open_calls(self) -> list[CallRecord]:
+        """The calls still running, in the order they were first seen."""
+        return [call for call in self._by_key.values() if call.is_open]
+
+    def end_open(self, reason: EndReason, at: float | None = None) -> tuple[CallRecord, ...]:
+        """End every call still running with ``reason`` (the turn or stream ended at ``at``)."""
+        closed = tuple(self.open_calls())
+        for call in closed:
+            call._end(reason, at)
+        return closed
+
+    def forget(self, key: str) -> tuple[CallRecord, ...]:
+        """Forget the call of stream ``key``; return it if this ended it (``stream_closed``)."""
+        call = self._by_key.pop(key, None)
+        if call is not None and call.is_open:
+            call._end(EndReason.STREAM_CLOSED, None)
+            return (call,)
+        return ()
+
+    def track(
+        self,
+        envelope: Envelope,
+        key: str,
+        status: TaskStatus | None,
+        replayed: bool,
+        dialect: str | None,
+    ) -> Tracked:
+        """Apply an accepted envelope of stream ``key``, carried by ``status`` (None: replayed)."""
+        call = self._by_key.get(key)
+        seq, kind, state = envelope.seq, envelope.kind, envelope.status
+        # Runs once per envelope: end_reason is tested directly (what is_open does), and the
+        # status time is read only when a call opens or ends.
+        if state is Status.RUNNING:
+            if kind is not Kind.TOOL_CALL:
+                if call is not None and call.end_reason is None:
+                    call.last_seq = max(call.last_seq, seq)
+                    return call, False, ()
+                return None, False, ()
+            if call is not None and call.end_reason is None:
+                if seq <= call.first_seq:
+                    # The start of the open call arriving late (or a stale restart): no new call.
+                    call.first_seq = seq
+                    return call, False, ()
+                at = status_time(status)
+                call._end(EndReason.SUPERSEDED, at)
+                return self._new(envelope, at, replayed, dialect), True, (call,)
+            if call is not None and seq <= call.last_seq:
+                return call, False, ()  # the late start of a call that already ended
+            return self._new(envelope, status_time(status), replayed, dialect), True, ()
+        reason = EndReason.DONE if state is Status.DONE else EndReason.ABORTED
+        if call is not None and call.end_reason is None and seq >= call.first_seq:
+            call.last_seq = max(call.last_seq, seq)
+            call._end(reason, status_time(status))
+            return call, False, (call,)
+        if call is not None and seq <= call.last_seq:
+            return call, False, ()
+        if kind is not Kind.TOOL_CALL and kind is not Kind.TOOL_OUTPUT_APPEND:
+            return None, False, ()
+        # The end arrived before its start: still exactly one call, opened and ended at once;
+        # when it started is unknown.
+        call = self._new(envelope, None, replayed, dialect)
+        call._end(reason, status_time(status))
+        return call, True, (call,)
+
+    def _new(
+        self, envelope: Envelope, at: float | None, replayed: bool, dialect: str | None
+    ) -> CallRecord:
+        call = CallRecord(envelope, self._count, started_at=at, replayed=replayed, dialect=dialect)
+        self._count += 1
+        self._by_key[call.key] = call
+        return call
