@@ -1,8 +1,9 @@
-"""``a2a-progress demo`` with no terminal: plain lines, then the trace of both agents.
+"""``a2a-progress demo`` with no terminal: plain lines, then the trace of all three agents.
 
-The demo is run for real (its callee is a child process; both agents export over OTLP/HTTP), and
-its spans are checked in the OTLP JSON file it writes. ``OTEL_EXPORTER_OTLP_ENDPOINT`` points at a
-second receiver, which must get the spans of both processes too.
+The demo is run for real (its callee and the agent the callee consults are child processes; every
+agent exports over OTLP/HTTP), and its spans are checked in the OTLP JSON file it writes.
+``OTEL_EXPORTER_OTLP_ENDPOINT`` points at a second receiver, which must get the spans of every
+process too.
 """
 
 import json
@@ -14,10 +15,16 @@ from cli_support import ANSI, closed_port
 
 from a2a_progress.cli import main
 from a2a_progress.cli.demo.agent import FINAL_ANSWER
+from a2a_progress.cli.demo.auditor import AUDITOR_ANSWER
+from a2a_progress.cli.demo.consult import OWN_SPAN
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 
 TOOLS = ["get_deploy_status", "search_logs", "query_metrics", "run_smoke_tests", "diff_config"]
+AUDITOR_TOOLS = ["read_commit", "search_commits"]
+SERVICES = {"demo-caller", "demo-callee", "demo-auditor"}
+# caller: root, call, 5 tools; callee: turn, 5 tools, own span, call, 2 tools; auditor: turn, 2
+SPANS = 20
 STATUS_ERROR = 2  # OTLP/JSON writes enums as integers
 
 
@@ -52,7 +59,7 @@ def collector(monkeypatch: pytest.MonkeyPatch) -> Any:
         yield receiver
 
 
-def test_demo_shows_the_turn_and_traces_both_agents(
+def test_demo_shows_the_turn_and_traces_every_agent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], collector: OtlpReceiver
 ) -> None:
     trace_file = tmp_path / "trace.json"
@@ -72,23 +79,48 @@ def test_demo_shows_the_turn_and_traces_both_agents(
         for line in lines
     )
     assert "output run_smoke_tests: smoke/checkout/test_payment.py::test_authorize FAILED" in lines
+    assert f"progress: change-auditor: {AUDITOR_ANSWER}" in lines
     answer = lines.index("answer:")
     assert lines[answer + 1 : answer + 4] == [f"  {line}" for line in FINAL_ANSWER.splitlines()]
-    assert f"Wrote 13 spans as OTLP JSON to {trace_file}" in lines
+    assert f"Wrote {SPANS} spans as OTLP JSON to {trace_file}" in lines
     assert f"Also exported to {collector.http_endpoint}" in lines
 
     spans = spans_in(json.loads(trace_file.read_text()))
-    assert len(spans) == 13
-    assert len({span["traceId"] for span in spans}) == 1, "both agents share one trace"
+    assert len(spans) == SPANS
+    assert len({span["traceId"] for span in spans}) == 1, "every agent shares one trace"
     by_id = {span["spanId"]: span for span in spans}
     [root] = [span for span in spans if "parentSpanId" not in span]
     assert (root["name"], root["service"]) == ("a2a-progress demo", "demo-caller")
     [server] = [span for span in spans if span["service"] == "demo-callee" and span["kind"] == 2]
     assert by_id[server["parentSpanId"]]["service"] == "demo-caller"
 
+    def parent(span: dict[str, Any]) -> dict[str, Any]:
+        return by_id[span["parentSpanId"]]
+
+    # The hop: auditor SERVER < callee CLIENT < the callee's own span < its diff_config tool span.
+    [audit] = [span for span in spans if span["service"] == "demo-auditor" and span["kind"] == 2]
+    client = parent(audit)
+    assert (client["service"], client["kind"], client["name"]) == (
+        "demo-callee",
+        3,
+        "SendStreamingMessage",
+    )
+    own = parent(client)
+    assert (own["name"], own["service"]) == (OWN_SPAN, "demo-callee")
+    tool = parent(own)
+    assert (tool["name"], tool["attrs"][conv.OBSERVER]) == ("execute_tool diff_config", "callee")
+    assert parent(tool) == server
+    auditor_tools = [span for span in spans if span["service"] == "demo-auditor" and span != audit]
+    assert sorted(span["attrs"][conv.GEN_AI_TOOL_NAME] for span in auditor_tools) == AUDITOR_TOOLS
+    assert all(parent(span) == audit for span in auditor_tools)
+
     tool_spans = [span for span in spans if span["name"].startswith("execute_tool ")]
     for service, observer in (("demo-caller", "caller"), ("demo-callee", "callee")):
-        mine = [span for span in tool_spans if span["service"] == service]
+        mine = [
+            span
+            for span in tool_spans
+            if span["service"] == service and span["attrs"][conv.OBSERVER] == observer
+        ]
         assert sorted(span["attrs"][conv.GEN_AI_TOOL_NAME] for span in mine) == sorted(TOOLS)
         assert {span["attrs"][conv.OBSERVER] for span in mine} == {observer}
         failed = {
@@ -101,10 +133,10 @@ def test_demo_shows_the_turn_and_traces_both_agents(
         outputs = [event for event in smoke["events"] if event["name"] == conv.EVENT_OUTPUT]
         assert len(outputs) == 7
 
-    def both_services(received: list[ReceivedSpan]) -> bool:
-        return {span.service_name for span in received} == {"demo-caller", "demo-callee"}
+    def every_service(received: list[ReceivedSpan]) -> bool:
+        return {span.service_name for span in received} == SERVICES
 
-    exported = collector.wait_for_spans(both_services, timeout=10)
+    exported = collector.wait_for_spans(every_service, timeout=10)
     assert {span.trace_id for span in exported} == {spans[0]["traceId"]}
 
 
@@ -122,4 +154,4 @@ def test_demo_skips_an_endpoint_where_nothing_listens(
     assert f"Not exporting to {dead} (OTEL_EXPORTER_OTLP_ENDPOINT)" in " ".join(out.split())
     assert "Also exported" not in out
     assert "To see this trace in Jaeger: `docker compose up -d`" in out
-    assert len(spans_in(json.loads((tmp_path / "trace.json").read_text()))) == 13
+    assert len(spans_in(json.loads((tmp_path / "trace.json").read_text()))) == SPANS

@@ -25,7 +25,7 @@ async def test_one_turn_is_traced_to_the_configured_endpoint(
         assert result.code == 0, result.stderr
         assert not ANSI.search(result.stdout)
         assert "outcome: completed" in result.stdout
-        assert "trace of both agents" not in result.stdout  # no receiver of its own
+        assert "trace of every agent" not in result.stdout  # no receiver of its own
         [trace_id] = re.findall(r"^trace: ([0-9a-f]{32})$", result.stdout, re.MULTILINE)
 
         def caller_turn(spans: list[ReceivedSpan]) -> bool:

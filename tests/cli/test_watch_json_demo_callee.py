@@ -1,9 +1,10 @@
 """``watch --json`` against the real demo callee, over every transport: the stable schema."""
 
 import pytest
-from cli_support import run_cli
+from cli_support import closed_port, run_cli
 
 from a2a_progress.cli.demo.agent import FINAL_ANSWER, DemoAgentExecutor
+from a2a_progress.cli.demo.auditor import AUDITOR_ANSWER, AuditorAgentExecutor
 from a2a_progress.serve import TRANSPORTS, Transport, serve_agent
 
 PROGRESS_KEYS = {
@@ -79,3 +80,31 @@ async def test_watch_json_reports_every_block_and_the_outcome(
     assert outcome["terminal"] is True
     assert outcome["reply"] == FINAL_ANSWER
     assert outcome["exit_code"] == 0
+
+
+async def test_the_callee_goes_on_when_the_agent_it_consults_is_down(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    down = f"http://127.0.0.1:{closed_port()}"
+    async with serve_agent(DemoAgentExecutor(pace=0, consult=down)) as served:
+        result = await run_cli(monkeypatch, "watch", served.http_url, "why?", "--json")
+    assert result.code == 0, result.stderr
+    *progress, outcome = result.json_lines()
+    errors = [obj["content"] for obj in progress if obj["kind"] == "error"]
+    assert errors[-1].startswith(f"change-auditor did not answer: cannot reach {down}")
+    diff = [obj for obj in progress if obj["tool"] == "diff_config" and obj["status"] == "done"]
+    assert len(diff) == 1
+    assert outcome["reply"] == FINAL_ANSWER
+
+
+async def test_the_callee_relays_what_the_consulted_agent_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with (
+        serve_agent(AuditorAgentExecutor(pace=0), name="change-auditor") as auditor,
+        serve_agent(DemoAgentExecutor(pace=0, consult=auditor.http_url)) as served,
+    ):
+        result = await run_cli(monkeypatch, "watch", served.http_url, "why?", "--json")
+    assert result.code == 0, result.stderr
+    texts = [obj["content"] for obj in result.progress() if obj["kind"] == "text"]
+    assert f"change-auditor: {AUDITOR_ANSWER}" in texts

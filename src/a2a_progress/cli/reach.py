@@ -221,12 +221,12 @@ def call_error(
     if isinstance(cause, httpx.RequestError):
         return _lost(url, network_error(url, cause, timeout=timeout))
     if isinstance(cause, httpx.HTTPStatusError):
-        code = cause.response.status_code
-        if code >= 500:
+        status = cause.response.status_code
+        if status >= 500:
             return CliError(
-                f"the agent at {url} failed (HTTP {http_status(code)})", ExitCode.UNSUPPORTED
+                f"the agent at {url} failed (HTTP {http_status(status)})", ExitCode.UNSUPPORTED
             )
-        return CliError(f"{url} refused the call: HTTP {http_status(code)}", ExitCode.UNSUPPORTED)
+        return CliError(f"{url} refused the call: HTTP {http_status(status)}", ExitCode.UNSUPPORTED)
     text = _first_line(str(error))
     grpc_status = re.match(r"^gRPC Error (\w+): ?(.*)$", text)
     if grpc_status is not None:

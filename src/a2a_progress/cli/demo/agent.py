@@ -4,7 +4,9 @@ Its turn exercises every kind the protocol has: thinking, progress text, tool ca
 another and two at once, one tool whose output streams line by line (``tool_output_append``,
 switched on here to show decision E3's future), one tool that fails and ends ``aborted``, a
 callee-side ``error`` block, and the final answer on the COMPLETED state. ``pace`` scales every
-pause (1.0 takes about seven seconds; 0 runs as fast as the wire allows).
+pause (1.0 takes about seven seconds; 0 runs as fast as the wire allows). Given the URL of the
+:mod:`change auditor <a2a_progress.cli.demo.auditor>`, its ``diff_config`` tool consults it over
+A2A inside a span of its own.
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ from typing import Final
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
+from opentelemetry.trace import NoOpTracer, Tracer
 
+from a2a_progress.cli.demo.auditor import AUDITOR_NAME, AUDITOR_QUESTION
+from a2a_progress.cli.demo.consult import ask_agent
+from a2a_progress.cli.errors import CliError
 from a2a_progress.producer import ProgressEmitter, open_task
 
 AGENT_NAME: Final = "deploy-investigator"
@@ -47,10 +53,16 @@ class DemoAgentExecutor(AgentExecutor):
 
     Args:
         pace: multiplies every pause; lower is faster.
+        consult: the change auditor's URL; ``diff_config`` asks it who changed the config.
+        tracer: where the span around that consultation goes.
     """
 
-    def __init__(self, pace: float = 1.0) -> None:
+    def __init__(
+        self, pace: float = 1.0, *, consult: str | None = None, tracer: Tracer | None = None
+    ) -> None:
         self._pace = max(0.0, pace)
+        self._consult = consult
+        self._tracer = tracer or NoOpTracer()
 
     async def _pause(self, seconds: float) -> None:
         await asyncio.sleep(seconds * self._pace)
@@ -96,9 +108,21 @@ class DemoAgentExecutor(AgentExecutor):
         await progress.text("Only the payment path fails: comparing the deployed config.")
         await self._pause(0.3)
         async with progress.tool_call("diff_config", "call-5"):
-            await self._pause(0.6)
+            await self._pause(0.3)
+            if self._consult is not None:
+                await self._ask_auditor(progress, self._consult)
+            await self._pause(0.3)
         await progress.text("Root cause found; writing up the diagnosis.")
         await self._pause(0.4)
+
+    async def _ask_auditor(self, progress: ProgressEmitter, url: str) -> None:
+        try:
+            finding = await ask_agent(url, AUDITOR_QUESTION, self._tracer)
+        except CliError as error:
+            # The diagnosis stands without it: say so and go on, as with the metrics backend.
+            await progress.error(f"{AUDITOR_NAME} did not answer: {error.message}")
+            return
+        await progress.text(f"{AUDITOR_NAME}: {finding}")
 
     async def _search_logs(self, progress: ProgressEmitter) -> None:
         async with progress.tool_call("search_logs", "call-2"):

@@ -23,6 +23,24 @@ _STOP_TIMEOUT: Final = 10.0
 
 
 @dataclass(frozen=True)
+class AgentSpec:
+    """A demo agent to run: ``a2a-progress ARGS`` (a ``serve-demo``) serving on ``http_port``.
+
+    ``name`` says which agent it is in error messages.
+    """
+
+    name: str
+    args: Sequence[str]
+    env: Mapping[str, str]
+    http_port: int
+
+    @property
+    def url(self) -> str:
+        """Where it serves its card."""
+        return f"http://127.0.0.1:{self.http_port}"
+
+
+@dataclass(frozen=True)
 class Served:
     """A demo agent running in a child process."""
 
@@ -39,30 +57,34 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def agent_process(
-    name: str, args: Sequence[str], env: Mapping[str, str], *, http_port: int
-) -> AsyncIterator[Served]:
-    """Run ``a2a-progress ARGS`` (a ``serve-demo``) as a child until the block ends.
-
-    ``name`` says which agent it is in error messages; ``http_port`` is where its card appears.
-    """
-    with tempfile.TemporaryFile() as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "a2a_progress.cli",
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            env=dict(env),
-        )
+async def agent_processes(specs: Sequence[AgentSpec]) -> AsyncIterator[list[Served]]:
+    """Run every agent of ``specs`` as a child until the block ends; they start side by side
+    (the demo waits for the slowest, not for the sum) and are stopped together."""
+    with contextlib.ExitStack() as logs:
+        started: list[tuple[AgentSpec, asyncio.subprocess.Process, IO[bytes]]] = []
         try:
-            url = f"http://127.0.0.1:{http_port}"
-            await _wait_until_serving(name, url, process, log)
-            yield Served(url, process.pid)
+            for spec in specs:
+                log = logs.enter_context(tempfile.TemporaryFile())
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "a2a_progress.cli",
+                    *spec.args,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    env=dict(spec.env),
+                )
+                started.append((spec, process, log))
+            await asyncio.gather(
+                *(
+                    _wait_until_serving(spec.name, spec.url, process, log)
+                    for spec, process, log in started
+                )
+            )
+            yield [Served(spec.url, process.pid) for spec, process, _ in started]
         finally:
-            await _stop(process)
+            await asyncio.gather(*(_stop(process) for _, process, _ in started))
 
 
 def child_environment(

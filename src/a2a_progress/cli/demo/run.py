@@ -31,8 +31,16 @@ from a2a_progress.cli.agent_client import (
     open_client,
 )
 from a2a_progress.cli.demo.agent import DEMO_QUESTION
+from a2a_progress.cli.demo.auditor import AUDITOR_NAME
 from a2a_progress.cli.demo.command import DEFAULT_TRACE_FILE
-from a2a_progress.cli.demo.processes import agent_process, child_environment, free_port
+from a2a_progress.cli.demo.processes import (
+    AgentSpec,
+    Served,
+    agent_processes,
+    child_environment,
+    free_port,
+)
+from a2a_progress.cli.demo.serve import AUDITOR_SERVICE_NAME as AUDITOR_SERVICE
 from a2a_progress.cli.demo.serve import DEFAULT_SERVICE_NAME as CALLEE_SERVICE
 from a2a_progress.cli.demo.trace import (
     ENDPOINTS,
@@ -80,8 +88,8 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
         Text.assemble(
             ("a2a-progress demo", "bold"),
             ": a caller agent asks a callee agent (another process) to investigate a "
-            "failing deploy. The callee streams its tool calls as progress envelopes; "
-            "both agents trace them.",
+            "failing deploy. The callee streams its tool calls as progress envelopes and, from "
+            "inside one of them, consults a third agent; every agent traces them.",
         )
     )
     receiver = OtlpReceiver("127.0.0.1", http_port=0, grpc_port=None).start()
@@ -90,18 +98,18 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
         export_env = export_to_environment(console)
         telemetry = start_telemetry(CALLER_SERVICE, traces_url, use_env_endpoint=export_env)
         try:
-            http_port, grpc_port = free_port(), free_port()
-            env = child_environment(
-                CALLEE_SERVICE, export_env=export_env, endpoint_variables=ENDPOINTS
+            auditor = _agent_spec("auditor", AUDITOR_SERVICE, options, traces_url, export_env)
+            callee = _agent_spec(
+                "investigator",
+                CALLEE_SERVICE,
+                options,
+                traces_url,
+                export_env,
+                consult=auditor.url,
             )
-            args = [
-                "serve-demo",
-                *("--host", "127.0.0.1", "--port", str(http_port), "--grpc-port", str(grpc_port)),
-                *("--pace", str(options.pace), "--otlp-http", traces_url),
-            ]
-            async with agent_process("demo callee", args, env, http_port=http_port) as callee:
+            async with agent_processes([callee, auditor]) as (served, consulted):
                 outcome, trace_id = await _turn(
-                    callee.url, options, console, telemetry, pid=callee.pid
+                    served.url, options, console, telemetry, pid=served.pid, consults=consulted
                 )
             telemetry.flush()
             show_trace(
@@ -110,13 +118,34 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
                 options.trace_file,
                 telemetry,
                 console,
-                servers=[CALLEE_SERVICE],
+                servers=[CALLEE_SERVICE, AUDITOR_SERVICE],
             )
         finally:
             telemetry.close()
     finally:
         receiver.stop()
     return exit_code_of(outcome)
+
+
+def _agent_spec(
+    agent: str,
+    service: str,
+    options: DemoOptions,
+    traces_url: str,
+    export_env: bool,
+    *,
+    consult: str | None = None,
+) -> AgentSpec:
+    """``serve-demo --agent AGENT`` on free loopback ports, exporting to ``traces_url``."""
+    http_port, grpc_port = free_port(), free_port()
+    args = [
+        *("serve-demo", "--agent", agent),
+        *("--host", "127.0.0.1", "--port", str(http_port), "--grpc-port", str(grpc_port)),
+        *("--pace", str(options.pace), "--otlp-http", traces_url),
+        *(("--consult", consult) if consult else ()),
+    ]
+    env = child_environment(service, export_env=export_env, endpoint_variables=ENDPOINTS)
+    return AgentSpec(f"demo {agent}", args, env, http_port)
 
 
 # -- one turn ----------------------------------------------------------------------------------
@@ -129,6 +158,7 @@ async def _turn(
     telemetry: Telemetry,
     *,
     pid: int | None = None,
+    consults: Served | None = None,
 ) -> tuple[TurnOutcome, str]:
     """Send the demo question to the callee at ``url`` and show the turn; return it and its
     trace id (hex)."""
@@ -139,8 +169,13 @@ async def _turn(
     chosen = chosen_interface(card)
     others = [name for name in offered_transports(card) if chosen is None or name != chosen[0]]
     also = f", also {' and '.join(others)}" if others else ""
+    auditor = (
+        f"\n            consults {AUDITOR_NAME} (pid {consults.pid}) at {consults.url}"
+        if consults is not None
+        else ""
+    )
     console.print(
-        f"  callee  {card.name}{process}: {describe_endpoint(card)}{also}\n"
+        f"  callee  {card.name}{process}: {describe_endpoint(card)}{also}{auditor}\n"
         f'  caller  asks: "{options.message}"',
         markup=False,
         highlight=False,

@@ -1,4 +1,7 @@
-"""``a2a-progress serve-demo``: the demo callee, served over JSON-RPC, REST and gRPC.
+"""``a2a-progress serve-demo``: a demo agent, served over JSON-RPC, REST and gRPC.
+
+``--agent investigator`` (the default) is the demo callee; with ``--consult URL`` it asks the
+change auditor at URL from inside a tool. ``--agent auditor`` is that change auditor.
 
 Under ``opentelemetry-instrument`` (the docker-compose stack) its spans go where the distro sends
 them. Spawned by ``a2a-progress demo`` it is given ``--otlp-http``: then it traces with a provider
@@ -14,12 +17,17 @@ import os
 import sys
 from typing import Final
 
+from a2a.server.agent_execution import AgentExecutor
+
 from a2a_progress.cli.arguments import Commands, non_negative
 from a2a_progress.cli.demo.agent import AGENT_DESCRIPTION, AGENT_NAME, DemoAgentExecutor
+from a2a_progress.cli.demo.auditor import AUDITOR_DESCRIPTION, AUDITOR_NAME, AuditorAgentExecutor
 from a2a_progress.cli.telemetry import start_telemetry
 from a2a_progress.serving import serve_forever
 
 DEFAULT_SERVICE_NAME: Final = "demo-callee"
+AUDITOR_SERVICE_NAME: Final = "demo-auditor"
+AGENTS: Final = ("investigator", "auditor")
 
 
 def register(commands: Commands) -> None:
@@ -27,10 +35,22 @@ def register(commands: Commands) -> None:
     serve = commands.add(
         "serve-demo",
         _run,
-        help="serve the demo callee agent over JSON-RPC, REST and gRPC",
-        description="Serve the demo callee agent until SIGTERM or Ctrl-C. Run it under "
-        "opentelemetry-instrument to trace it.",
+        help="serve a demo agent over JSON-RPC, REST and gRPC",
+        description="Serve a demo agent (the deploy investigator `demo` calls, or the change "
+        "auditor it consults) until SIGTERM or Ctrl-C. Run it under opentelemetry-instrument "
+        "to trace it.",
         exit_codes=False,
+    )
+    serve.add_argument(
+        "--agent",
+        choices=AGENTS,
+        default="investigator",
+        help="which demo agent to serve (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--consult",
+        metavar="URL",
+        help="investigator: consult the change auditor at URL from inside its diff_config tool",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     serve.add_argument(
@@ -56,6 +76,8 @@ def register(commands: Commands) -> None:
 def _run(args: argparse.Namespace) -> int:
     return asyncio.run(
         run_serve_demo(
+            agent=args.agent,
+            consult=args.consult,
             host=args.host,
             port=args.port,
             grpc_port=args.grpc_port,
@@ -68,6 +90,8 @@ def _run(args: argparse.Namespace) -> int:
 
 async def run_serve_demo(
     *,
+    agent: str = "investigator",
+    consult: str | None = None,
     host: str,
     port: int,
     grpc_port: int | None,
@@ -75,20 +99,26 @@ async def run_serve_demo(
     pace: float,
     otlp_http: str | None,
 ) -> int:
-    """Serve the demo callee until SIGTERM; return the exit code."""
+    """Serve the demo ``agent`` until SIGTERM; return the exit code."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
     logger = logging.getLogger("a2a_progress.serve")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
-    telemetry = start_telemetry(
-        os.environ.get("OTEL_SERVICE_NAME") or DEFAULT_SERVICE_NAME, otlp_http
-    )
+    auditing = agent == "auditor"
+    default_service = AUDITOR_SERVICE_NAME if auditing else DEFAULT_SERVICE_NAME
+    telemetry = start_telemetry(os.environ.get("OTEL_SERVICE_NAME") or default_service, otlp_http)
+    executor: AgentExecutor
+    if auditing:
+        executor = AuditorAgentExecutor(pace)
+    else:
+        tracer = telemetry.tracer("a2a_progress.cli.demo")
+        executor = DemoAgentExecutor(pace, consult=consult, tracer=tracer)
     try:
         await serve_forever(
-            DemoAgentExecutor(pace),
-            name=AGENT_NAME,
-            description=AGENT_DESCRIPTION,
+            executor,
+            name=AUDITOR_NAME if auditing else AGENT_NAME,
+            description=AUDITOR_DESCRIPTION if auditing else AGENT_DESCRIPTION,
             host=host,
             http_port=port,
             grpc_port=grpc_port,
