@@ -38,6 +38,7 @@ CALLER: Final = "traces-caller"
 CALLEE: Final = "traces-callee"
 TRACES: Final = [sys.executable, "-m", "a2a_progress.cli", "traces"]
 PORT_IN_USE: Final = 10
+SDK_SCOPE: Final = "a2a-python-sdk"
 # httpx's own instrumentation, when installed, sends its POST span's context instead of the
 # bridge's CLIENT span (reported to the trace helper); these tests are about `traces`, not that.
 NO_HTTPX: Final = {"OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "httpx"}
@@ -193,7 +194,10 @@ def spans_in(document: dict[str, Any]) -> list[dict[str, Any]]:
         attributes = resource_spans["resource"]["attributes"]
         [service] = [a["value"]["stringValue"] for a in attributes if a["key"] == "service.name"]
         for scope_spans in resource_spans["scopeSpans"]:
-            spans.extend({**span, "service": service} for span in scope_spans["spans"])
+            scope = scope_spans["scope"].get("name", "")
+            spans.extend(
+                {**span, "service": service, "scope": scope} for span in scope_spans["spans"]
+            )
     return spans
 
 
@@ -212,6 +216,9 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
         lines = traces.out.join()
 
     assert lines[-1].startswith("stopped: "), lines[-1]
+    # a2a-sdk's own spans (one per SDK method) arrive, are written, and are not drawn.
+    assert lines[-1].endswith(" a2a-sdk spans not drawn; --sdk-spans draws them)")
+    assert not [line for line in lines if "a2a.server." in line or "a2a.client." in line]
     assert traces.err.lines == []
     # The last print of the trace holds every span (late spans print it again).
     [*_, block] = [b for b in blocks(lines) if CALLER in b.title and CALLEE in b.title]
@@ -237,7 +244,7 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
     # --json: one OTLP/JSON request per line; together they hold each span of the trace once.
     documents = [json.loads(line) for line in json_file.read_text().splitlines()]
     written = [s for d in documents for s in spans_in(d) if s["traceId"] == block.trace_id]
-    assert len(written) == len(block.rows)
+    assert len([s for s in written if s["scope"] != SDK_SCOPE]) == len(block.rows)
     assert len({s["spanId"] for s in written}) == len(written)
     assert {s["service"] for s in written} == {CALLER, CALLEE}
     for span in written:
@@ -251,7 +258,7 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
 
 def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
     # A quiet period no test waits out: the trace is still open when SIGTERM comes.
-    with running_traces("--quiet-period", "600", "--no-grpc") as traces:
+    with running_traces("--quiet-period", "600", "--no-grpc", "--sdk-spans") as traces:
         assert traces.grpc == ""  # no gRPC line
         with callee_exporting_to(traces.http, "http/protobuf", tmp_path / "callee.log") as url:
             run_caller(url, traces.http, "http/protobuf")
@@ -259,7 +266,9 @@ def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
         assert traces.process.wait(PROCESS_TIMEOUT) == 0, traces.err.text
         lines = traces.out.join()
     assert whole_turn(lines), "\n".join(lines)
+    assert any("a2a.server." in line for line in lines)  # --sdk-spans draws the SDK's own
     assert lines[-1].startswith("stopped: ")
+    assert "not drawn" not in lines[-1]
 
 
 @pytest.mark.parametrize("flag", ["--http-port", "--grpc-port"])

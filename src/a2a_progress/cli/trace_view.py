@@ -18,6 +18,8 @@ from rich.text import Text
 
 _SERVICE_STYLES: Final = ("cyan", "magenta", "green", "yellow", "blue")
 _MIN_BAR: Final = 10
+_MIN_NAME: Final = 24
+_NAME_SHARE: Final = 0.45
 
 
 class SpanLike(Protocol):
@@ -146,15 +148,17 @@ class Waterfall:
             )
             for row in rows
         ]
-        # Every column but the timeline is as wide as its content; the bar takes the rest
-        # (each column is padded by one on both sides, minus the table's outer edges).
-        fixed = sum(
+        # Every column but the timeline is as wide as its content, the span names at most
+        # `_NAME_SHARE` of the width (cut with an ellipsis); the bar takes the rest (each
+        # column is padded by one on both sides, minus the table's outer edges).
+        widths = [
             max(len(header), *(len(cell[column]) for cell in cells))
             for column, header in enumerate(("span", "service", "duration", "status", "events"))
-        )
-        width = max(_MIN_BAR, options.max_width - fixed - 2 * 6 + 2)
+        ]
+        widths[0] = min(widths[0], max(_MIN_NAME, int(options.max_width * _NAME_SHARE)))
+        width = max(_MIN_BAR, options.max_width - sum(widths) - 2 * 6 + 2)
         table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1))
-        table.add_column("span", no_wrap=True)
+        table.add_column("span", no_wrap=True, max_width=widths[0], overflow="ellipsis")
         table.add_column("service", no_wrap=True)
         table.add_column("timeline", no_wrap=True, width=width)
         table.add_column("duration", justify="right", no_wrap=True)

@@ -74,6 +74,12 @@ def register(commands: Commands) -> None:
         "arrive)",
     )
     traces.add_argument(
+        "--sdk-spans",
+        action="store_true",
+        help="also draw a2a-sdk's own spans of its methods (many per turn; the files always "
+        "hold them)",
+    )
+    traces.add_argument(
         "--max-traces",
         type=_count,
         default=DEFAULT_MAX_TRACES,
@@ -116,5 +122,6 @@ def _run(args: argparse.Namespace) -> int:
         json_file=args.json,
         otlp_json_dir=args.otlp_json,
         max_traces=args.max_traces,
+        sdk_spans=args.sdk_spans,
     )
     return run_traces(options, output_console())

@@ -13,8 +13,8 @@ import contextlib
 import errno
 import signal
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, TextIO
 
@@ -29,10 +29,14 @@ from a2a_progress.otlp import (
     ExportRequest,
     OtlpGrpcServer,
     OtlpHttpServer,
+    ReceivedSpan,
     TraceCollector,
+    spans_of,
     to_otlp_json,
 )
 
+SDK_SCOPE: Final = "a2a-python-sdk"
+"""The instrumentation scope of a2a-sdk's own tracing: a span per SDK method, many per turn."""
 # How often finished traces are looked for; a trace shows at most this long after its quiet period.
 _TICK: Final = 0.2
 
@@ -49,12 +53,14 @@ class TracesOptions:
     json_file: str | None
     otlp_json_dir: str | None
     max_traces: int
+    sdk_spans: bool
+    """Draw a2a-sdk's own spans of its methods too (they are always written to the files)."""
 
 
 def run_traces(options: TracesOptions, console: Console) -> int:
     """Receive and print traces until Ctrl-C or SIGTERM; return the exit code (0)."""
     collector = TraceCollector(options.quiet_period, max_traces=options.max_traces)
-    with _outputs(options.json_file, options.otlp_json_dir) as output:
+    with _outputs(options.json_file, options.otlp_json_dir, options.sdk_spans) as output:
         with _servers(options, collector) as (http, grpc):
             _banner(console, http, grpc, options.quiet_period)
             stopped = threading.Event()
@@ -68,10 +74,7 @@ def run_traces(options: TracesOptions, console: Console) -> int:
         # The servers are down: nothing arrives after this flush.
         for trace in collector.flush():
             output.show(console, trace)
-    console.print(
-        Text(f"stopped: {output.shown} traces, {output.spans} spans", style="dim"),
-        highlight=False,
-    )
+    console.print(output.summary(), highlight=False)
     return int(ExitCode.COMPLETED)
 
 
@@ -133,7 +136,7 @@ def _banner(console: Console, http: str, grpc: str | None, quiet: float) -> None
         "new span. Ctrl-C to stop."
     )
     for line in lines:
-        console.print(Text(line), highlight=False)
+        console.print(Text(line), highlight=False, soft_wrap=True)
 
 
 @contextlib.contextmanager
@@ -150,15 +153,26 @@ def _stop_on_sigterm(stopped: threading.Event) -> Iterator[None]:
 
 
 class _Output:
-    """Draws each trace and writes it to the files asked for."""
+    """Draws each trace and writes it to the files asked for; counts what it saw."""
 
-    def __init__(self, json_file: TextIO | None, directory: Path | None) -> None:
+    def __init__(self, json_file: TextIO | None, directory: Path | None, sdk_spans: bool) -> None:
         self._json_file = json_file
         self._directory = directory
-        self.shown = 0
+        self._sdk_spans = sdk_spans
+        self.traces = 0
         self.spans = 0
+        self.sdk_hidden = 0
 
     def show(self, console: Console, trace: CompletedTrace) -> None:
+        self._write(trace)
+        new = list(spans_of(trace.new_spans))
+        self.traces += 0 if trace.late else 1
+        self.spans += len(new)
+        if not self._sdk_spans:
+            self.sdk_hidden += sum(span.scope_name == SDK_SCOPE for span in new)
+            if all(span.scope_name == SDK_SCOPE for span in new):
+                return  # nothing to draw, or nothing new to draw
+        drawn = trace.spans if self._sdk_spans else _without_sdk_spans(trace.spans)
         if trace.late:
             console.print(
                 Text(
@@ -167,14 +181,11 @@ class _Output:
                 ),
                 highlight=False,
             )
-        else:
-            self.shown += 1
-        self.spans += trace.late or len(trace.spans)
-        waterfall = Waterfall(trace.spans)
-        if len(trace.spans) == 1:
-            console.print(waterfall.one_line(), highlight=False)
-        else:
-            console.print(waterfall)
+        waterfall = Waterfall(drawn)
+        if len(drawn) == 1:
+            console.print(waterfall.one_line(), highlight=False, soft_wrap=True)
+            return
+        console.print(waterfall)
         if not trace.has_root:
             console.print(
                 Text(
@@ -184,18 +195,49 @@ class _Output:
                 ),
                 highlight=False,
             )
-        if len(trace.spans) > 1:
-            console.print()
-        if self._json_file is not None:
-            self._json_file.write(to_otlp_json(trace.new_spans) + "\n")
-            self._json_file.flush()
-        if self._directory is not None:
-            path = self._directory / f"{trace.trace_id}.json"
-            path.write_text(to_otlp_json(trace.all_spans) + "\n", "utf-8")
+        console.print()
+
+    def summary(self) -> Text:
+        line = f"stopped: {self.traces} traces, {self.spans} spans"
+        if self.sdk_hidden:
+            line += f" ({self.sdk_hidden} a2a-sdk spans not drawn; --sdk-spans draws them)"
+        return Text(line, style="dim")
+
+    def _write(self, trace: CompletedTrace) -> None:
+        try:
+            if self._json_file is not None:
+                self._json_file.write(to_otlp_json(trace.new_spans) + "\n")
+                self._json_file.flush()
+            if self._directory is not None:
+                path = self._directory / f"{trace.trace_id}.json"
+                path.write_text(to_otlp_json(trace.all_spans) + "\n", "utf-8")
+        except OSError as error:
+            raise CliError(
+                f"cannot write trace {trace.trace_id}: {error.strerror or error}", ExitCode.USAGE
+            ) from error
+
+
+def _without_sdk_spans(spans: Sequence[ReceivedSpan]) -> list[ReceivedSpan]:
+    """``spans`` without a2a-sdk's own, each kept span under its nearest kept ancestor."""
+    parents = {span.span_id: span.parent_span_id for span in spans}
+    hidden = {span.span_id for span in spans if span.scope_name == SDK_SCOPE}
+
+    def kept_parent(parent: str | None) -> str | None:
+        seen: set[str] = set()
+        while parent in hidden and parent not in seen:  # `seen`: a cycle from a bad peer
+            seen.add(parent)
+            parent = parents[parent]
+        return parent
+
+    return [
+        replace(span, parent_span_id=kept_parent(span.parent_span_id))
+        for span in spans
+        if span.span_id not in hidden
+    ]
 
 
 @contextlib.contextmanager
-def _outputs(json_path: str | None, directory: str | None) -> Iterator[_Output]:
+def _outputs(json_path: str | None, directory: str | None, sdk_spans: bool) -> Iterator[_Output]:
     """Open the output files first, so a bad path fails before anything listens."""
     folder = None
     if directory is not None:
@@ -207,11 +249,11 @@ def _outputs(json_path: str | None, directory: str | None) -> Iterator[_Output]:
                 f"cannot write traces to {directory}: {error.strerror}", ExitCode.USAGE
             ) from error
     if json_path is None:
-        yield _Output(None, folder)
+        yield _Output(None, folder, sdk_spans)
         return
     try:
         json_file = Path(json_path).open("a", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as error:
         raise CliError(f"cannot write {json_path}: {error.strerror}", ExitCode.USAGE) from error
     with json_file:
-        yield _Output(json_file, folder)
+        yield _Output(json_file, folder, sdk_spans)
