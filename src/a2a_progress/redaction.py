@@ -29,10 +29,11 @@ MASK: Final = "[REDACTED]"
 # "tokenizer" are not credentials; a bare "key" or "auth" is too common ("sort key", an "auth:"
 # logger) and counts only in the shapes below.
 _NAME_WORDS: Final = (
-    r"(?:password|passwd|passphrase|pwd|secret|credential|sessionid|token(?!s|iz|is)"
+    r"(?:password|passwd|passphrase|pwd|secret|credential|sess(?:ion)?id|bearer|token(?!s|iz|is)"
     r"|api[_-]?key|(?:access|private|account|master|signing|encryption|licen[cs]e|client|app"
     r"|auth|session|subscription|service|admin|consumer|functions?|webhook|storage|deploy)[_-]?key"
-    r"|(?:primary|secondary)(?:master)?key|(?<=[_\"'-])auth(?![a-z])|(?<=[_-])signature)"
+    r"|(?:primary|secondary)(?:master)?key|(?<=[_\"'-])auth(?![a-z])|(?<=[_-])signature"
+    r"|(?<=[_-])pass(?![a-z]))"
 )
 # A name ending in one of these says *about* a credential, not the credential: "token_type",
 # "password_file", "token_uri", "SharedAccessKeyName", "--password-stdin". Lookbehinds must have
@@ -76,7 +77,7 @@ _PAIR_VALUE: Final = (
 # An unquoted header value runs to the end of the line or a closing quote; a quote right after
 # "=" opens a quoted parameter (Digest's response="…") that is part of the value.
 _HEADER_VALUE: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)+"
-_PAIR_SEPARATOR: Final = r"\\?[\"']?[ \t]*(?:=>|:=|:|=(?!=))"
+_PAIR_SEPARATOR: Final = r"\\?[\"']?\]?[ \t]*(?:=>|:=|:|=(?!=))"
 _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 
 
@@ -105,13 +106,20 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "webhook_url",
         r"(?P<webhook_url_keep>(?i:hooks\.slack\.com/(?:services|workflows|triggers)/"
-        r"|discord(?:app)?\.com/api/webhooks/|webhook\.office\.com/webhookb2/))"
+        r"|discord(?:app)?\.com/api/webhooks/|webhook\.office\.com/webhookb2/"
+        r"|outlook\.office(?:365)?\.com/webhook/))"
         r"[^\s\"'<>?#]+",
     ),
     (
         "url_credentials",
         r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
         r"[a-zA-Z0-9+.-]*+://[^\s:/@]*:)[^\s@/]+(?=@)",  # the user may be empty (redis://:pw@)
+    ),
+    (
+        # A token as the whole user info: https://<token>@github.com, a Sentry DSN. A user name
+        # ("git@", "deploy@") is short; an e-mail address has no "//" before it.
+        "url_token_user",
+        r"(?P<url_token_user_keep>://)[A-Za-z0-9_~.-]{20,}+(?=@)",
     ),
     (
         # curl -u user:password, --user, --proxy-user; "-u user -p password" (docker, mysql).
@@ -121,7 +129,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "netrc",
-        r"(?P<netrc_keep>(?<![\w-])(?i:login)[ \t]+\S{1,256}+[ \t]+(?i:password)[ \t]+)\S+",
+        r"(?P<netrc_keep>(?<![\w-])(?i:login)\s+\S{1,256}+\s+(?i:password)[ \t]+)\S+",
     ),
     (
         # --token abc, --client-secret "x y" (with "=", it is a secret_pair).
@@ -145,12 +153,19 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # Query parameters whose bare name is a credential only in a URL: Google's "key",
         # Azure SAS "sig", an OAuth authorization "code".
         "query_param",
-        r"(?P<query_param_keep>(?<=[?&;#])(?i:key|sig|code|auth|jwt)=)[^&#\s\"'<>]+",
+        r"(?P<query_param_keep>(?<=[?&;#])(?i:key|sig|signature|code|auth|jwt|pass)=)"
+        r"[^&#\s\"'<>]+",
     ),
     (
         "xml_element",
         r"(?P<xml_element_keep><(?i:[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey)"
         r"[\w:.-]{0,40}+)>)[^<\r\n]{1,1024}+(?=</)",
+    ),
+    (
+        # .NET settings: <add key="ApiKey" value="..." />.
+        "config_attribute",
+        r"(?P<config_attribute_keep>(?<![\w-])(?i:(?:key|name)=\"(?=[^\"]{0,80}?"
+        rf"{_NAME_WORDS})[^\"]{{1,80}}+\"[ \t]+value=\"))[^\"\r\n]+",
     ),
     (
         # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
@@ -219,9 +234,9 @@ _TRIGGERS: Final = (
         "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "k_live_", "k_test_", "whsec_",
         "npm_", "hf_", "_v1_", "shp", "dckr_pat_", "lin_api_", "glsa_", "glc_",
     )),
-    ("=", ("sig=", "code=", "key=", "auth=", "jwt=")),
+    ("=", ("sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="')),
     (":", ("://", ":aa")),
-    ("/", ("/api/webhooks/", "webhookb2")),
+    ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
     ("~", ("q~",)),
 )  # fmt: skip
 # AWS key ids are upper case; Twilio ids have no literal, and "-u" is too common a one. Each
@@ -239,14 +254,14 @@ _CASED_HINTS: Final = tuple(
 # whether one is followed by the separator, as a match of the secret_pair pattern must be, or
 # sits in a CLI flag or a .netrc line.
 _PAIR_WORDS: Final = (
-    "password", "passwd", "passphrase", "pwd", "secret", "credential", "token", "key", "auth",
-    "signature", "sessionid",
+    "password", "passwd", "passphrase", "_pass", "-pass", "pwd", "secret", "credential", "token",
+    "key", "auth", "signature", "sessid", "sessionid", "bearer",
 )  # fmt: skip
 _PAIR_HINT: Final = re.compile(
-    r"(?:pass(?:wo?r?d|phrase)|pwd|secret|credential|token|key|auth|signature|sessionid)"
-    r"[\w.-]{0,256}+\\?[\"']?[ \t]*[:=]"
-    r"|--[\w-]{0,60}?(?:pass(?:wo?r?d|phrase)|pwd|secret|credential|token|key|auth|signature)"
-    r"|login[ \t]+\S{1,256}+[ \t]+password"
+    r"(?:pass|pwd|secret|credential|token|key|auth|signature|sess(?:ion)?id|bearer)"
+    r"[\w.-]{0,256}+\\?[\"']?\]?[ \t]*[:=]"
+    r"|-[\w-]{0,60}?(?:pass|pwd|secret|credential|token|key|auth|signature|bearer)"
+    r"|login\s+\S{1,256}+\s+password"
     r"|<[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey)"
 )  # bounded and possessive: linear even on "token_token_token..." (no separator to find)
 
