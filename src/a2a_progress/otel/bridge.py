@@ -31,8 +31,8 @@ from a2a_progress.consumer import (
     ProgressAssembler,
     ProgressUpdate,
     TurnOutcome,
-    outcome_of_rejection,
 )
+from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import HARD_LIMIT_BYTES, Kind, truncate_utf8, utf8_size
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
@@ -261,7 +261,7 @@ class TurnTelemetry:
         self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
         self._span_events = _EventBuffer(span, self._config.max_events_per_span)
-        self._assembler = ProgressAssembler(on_discard=self._count_discard)
+        self._assembler = ProgressAssembler(on_outcome=self._count_outcome)
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
         self._context = trace.set_span_in_context(span)
@@ -297,8 +297,8 @@ class TurnTelemetry:
             return None
         self._opened = None
         try:
-            self._note_ids(event)
             updates = self._assembler.feed(event)
+            self._note_ids()
             for update in updates:
                 if isinstance(update, TurnOutcome):
                     self._close_calls(update.closed)
@@ -369,20 +369,12 @@ class TurnTelemetry:
             name = self._names[text] = peer_name(text, self._config.redactor)
         return name
 
-    def _note_ids(self, event: A2AEvent) -> None:
-        if isinstance(event, StreamResponse):
-            which = event.WhichOneof("payload")
-            if which is None:
-                return
-            event = getattr(event, which)
-        if isinstance(event, StatusUpdate):
-            task_id, context_id, state = event.task_id, event.context_id, event.status.state
-        elif isinstance(event, Task):
-            task_id, context_id, state = event.id, event.context_id, event.status.state
-        elif isinstance(event, Message):
-            task_id, context_id, state = event.task_id, event.context_id, None
-        else:
-            task_id, context_id, state = event.task_id, event.context_id, None
+    def _note_ids(self) -> None:
+        """Label the turn with the ids and state of the event just fed, as the assembler read it."""
+        view = self._assembler.last_event
+        if view is None:
+            return
+        task_id, context_id, state = view.task_id, view.context_id, view.state
         if task_id and self._task_id is None:
             self._task_id = self._name(task_id)
             self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
@@ -392,24 +384,17 @@ class TurnTelemetry:
         if state:
             self._state = state
 
-    def _count_discard(self, outcome: Outcome) -> None:
+    def _count_outcome(self, outcome: Outcome) -> None:
         # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
-        self._counts.outcome(_DUPLICATE)
+        self._counts.outcome(_DUPLICATE if outcome in DISCARDS else outcome._value_)
 
     # -- progress ------------------------------------------------------------------------------
 
     def _progress(self, update: ProgressUpdate) -> None:
         envelope = update.envelope
-        if update.degraded:
-            outcome = (
-                Outcome.DEGRADED
-                if update.rejected is None
-                else outcome_of_rejection(update.rejected)
-            )
-            self._counts.outcome(outcome._value_)
-        else:
+        if not update.degraded:  # its outcome is counted by _count_outcome
             # _value_, not .value: the enum property costs more than the count itself.
-            self._counts.accepted(envelope.kind._value_)
+            self._counts.kind(envelope.kind._value_)
         call, closed = update.call, update.closed
         if closed:
             self._close_calls([other for other in closed if other is not call])
