@@ -20,6 +20,7 @@ from a2a.types.a2a_pb2 import (
     Task,
 )
 
+from a2a_progress.carrier import view_event
 from a2a_progress.cli.agent_client import agent_errors
 from a2a_progress.cli.errors import CliError, ExitCode, exit_code_for_state, state_label
 from a2a_progress.cli.view.sink import ProgressSink
@@ -51,19 +52,8 @@ class TaskRef:
         """Pass ``events`` through, learning the task id from the first that names it."""
         async for event in events:
             if self.id is None:
-                self.id = _task_id_of(event) or None
+                self.id = view_event(event).task_id or None
             yield event
-
-
-def _task_id_of(event: StreamResponse | Task) -> str:
-    if isinstance(event, Task):
-        return event.id
-    which = event.WhichOneof("payload")
-    if which == "task":
-        return event.task.id
-    if which in ("status_update", "artifact_update"):
-        return str(getattr(event, which).task_id)
-    return ""
 
 
 async def follow_turn(
