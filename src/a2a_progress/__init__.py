@@ -31,6 +31,12 @@ from a2a_progress.envelope import (
     encode,
     split_text,
 )
+from a2a_progress.extension import (
+    PROGRESS_EXTENSION_URI,
+    declares_progress_extension,
+    progress_extension,
+    request_progress_extension,
+)
 from a2a_progress.producer import ProgressEmitter, ToolCall, open_task
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
 from a2a_progress.trajectory import TrajectoryAdapter
@@ -39,6 +45,7 @@ from a2a_progress.version import __version__
 __all__ = [
     "DEFAULT_REDACTOR",
     "HARD_LIMIT_BYTES",
+    "PROGRESS_EXTENSION_URI",
     "SOFT_LIMIT_BYTES",
     "TFRS_KEY",
     "CallRecord",
@@ -59,6 +66,7 @@ __all__ = [
     "TrajectoryAdapter",
     "TurnOutcome",
     "__version__",
+    "declares_progress_extension",
     "decode",
     "encode",
     "envelope_part",
@@ -66,6 +74,8 @@ __all__ = [
     "message_text",
     "open_task",
     "poll_task",
+    "progress_extension",
     "read_envelope",
+    "request_progress_extension",
     "split_text",
 ]

@@ -47,6 +47,7 @@ SEQ: Final = "a2a.progress.seq"
 CONTENT: Final = "a2a.progress.content"
 CONTENT_TRUNCATED: Final = "a2a.progress.content_truncated"
 DEGRADED: Final = "a2a.progress.degraded"
+DIALECT: Final = "a2a.progress.dialect"
 
 # Metrics.
 METRIC_TOOL_DURATION: Final = "gen_ai.execute_tool.duration"

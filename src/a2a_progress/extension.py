@@ -1,0 +1,75 @@
+"""The progress envelope as a declared A2A extension.
+
+A2A agents declare what they add to the protocol in ``AgentCard.capabilities.extensions``; a
+caller asks for extensions with the ``A2A-Extensions`` service parameter (an HTTP header, or
+gRPC metadata), which a2a-sdk servers hand to the executor as
+``RequestContext.requested_extensions``. The extension declares what an agent using
+:class:`~a2a_progress.ProgressEmitter` already sends: the wire format does not change, and the
+envelope reaches callers that did not ask for it too (its text fallback keeps them working).
+
+Callee::
+
+    card = AgentCard(..., capabilities=AgentCapabilities(
+        streaming=True, extensions=[progress_extension()]))
+
+Caller::
+
+    async for event in client.send_message(request, context=request_progress_extension()):
+        ...
+    declares_progress_extension(card)   # does the agent say it sends envelopes?
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from a2a.client.client import ClientCallContext
+from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
+from a2a.server.agent_execution import RequestContext
+from a2a.types.a2a_pb2 import AgentCard, AgentExtension
+
+from a2a_progress.carrier import TFRS_KEY
+
+PROGRESS_EXTENSION_URI: Final = "https://a2a-progress.dev/extensions/progress-envelope/v1"
+"""The extension's URI; its last segment is the envelope version (``v1``)."""
+
+_DESCRIPTION: Final = (
+    "Structured progress: every WORKING status update carries one progress envelope v1 "
+    f'(thinking, tool calls, output, errors) as JSON in Part.metadata["{TFRS_KEY}"], beside '
+    "its plain-text fallback."
+)
+
+
+def progress_extension(*, required: bool = False) -> AgentExtension:
+    """The ``AgentExtension`` a callee adds to ``AgentCard.capabilities.extensions``.
+
+    ``required`` stays False: callers that do not know the envelope still read the fallback.
+    """
+    extension = AgentExtension(uri=PROGRESS_EXTENSION_URI, description=_DESCRIPTION)
+    extension.required = required
+    # Strings only: a Struct turns numbers into floats.
+    extension.params.update({"metadataKey": TFRS_KEY, "envelopeVersion": "1"})
+    return extension
+
+
+def declares_progress_extension(card: AgentCard) -> bool:
+    """Whether the agent's card declares the progress envelope extension (any ``required``)."""
+    return any(ext.uri == PROGRESS_EXTENSION_URI for ext in card.capabilities.extensions)
+
+
+def request_progress_extension(context: ClientCallContext | None = None) -> ClientCallContext:
+    """A call context that asks the agent for the extension (``A2A-Extensions``).
+
+    Pass it as ``context=`` to ``Client.send_message`` / ``subscribe``. Other service
+    parameters of ``context`` are kept; the given context is not changed.
+    """
+    base = context if context is not None else ClientCallContext()
+    parameters = ServiceParametersFactory.create_from(
+        base.service_parameters, [with_a2a_extensions([PROGRESS_EXTENSION_URI])]
+    )
+    return base.model_copy(update={"service_parameters": parameters})
+
+
+def progress_extension_requested(context: RequestContext) -> bool:
+    """Whether the caller of this execution asked for the extension (callee side)."""
+    return PROGRESS_EXTENSION_URI in context.requested_extensions
