@@ -21,7 +21,8 @@ Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider``,
 (see :mod:`a2a_progress.otel.config`). ``caller_tracer_provider`` / ``callee_tracer_provider``
 give one side its own provider, e.g. for two services (``service.name``) in one process.
 
-What is process-wide: the patches on a2a-sdk's classes (request handlers, ``BaseClient``), the
+What is process-wide: the patches on a2a-sdk's classes (request handlers, HTTP dispatchers,
+``BaseClient``), the
 ``atexit`` hook and, when the application has none, the SIGTERM handler
 (:mod:`a2a_progress.otel.shutdown`). Everything else — the bridge with its settings, live turns,
 the turns by task id and the log-once memory — belongs to one instrumentation: ``uninstrument()``
@@ -43,7 +44,7 @@ from opentelemetry.instrumentation.instrumentor import (  # type: ignore[attr-de
 from opentelemetry.metrics import get_meter
 from opentelemetry.trace import Tracer, TracerProvider, get_tracer
 
-from a2a_progress.otel import callee, caller
+from a2a_progress.otel import callee, caller, inbound
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import SIDE_CALLEE, SIDE_CALLER, BridgeConfig
 from a2a_progress.otel.conventions import SCHEMA_URL
@@ -90,6 +91,7 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             BridgeConfig.resolve(kwargs),
             side_tracers,
         )
+        inbound.instrument(bridge)
         callee.instrument(bridge)
         caller.instrument(bridge)
         given = [kwargs[name] for name in _PROVIDER_ARGUMENTS if kwargs.get(name) is not None]
@@ -110,5 +112,6 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             bridge.active = False
         if hooks is not None:
             hooks.remove()
+        inbound.uninstrument()
         callee.uninstrument()
         caller.uninstrument()

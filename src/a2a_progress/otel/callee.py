@@ -5,18 +5,15 @@ Instead the request handler's constructor is wrapped and the executor it is give
 proxy hands ``execute()`` a proxy of its event queue whose ``enqueue_event`` passes each event on
 unchanged, then shows it to the bridge.
 
-The handler's entry points (send, stream, get, list, cancel, subscribe) are wrapped at the request
-boundary: each runs in the caller's trace context, extracted from the inbound HTTP headers or gRPC
-metadata, so a2a-sdk's own spans and everything the server does for the request join the caller's
-trace. ``execute()`` then runs with its SERVER span current, and each tool's span is current
-while the tool runs (the rule is in :mod:`a2a_progress.otel.tool_context`).
+``execute()`` starts in the caller's trace context (see :mod:`a2a_progress.otel.inbound`) and
+runs with its SERVER span current; each tool's span is current while the tool runs (the rule is
+in :mod:`a2a_progress.otel.tool_context`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Final, cast
 
 import wrapt
@@ -24,8 +21,7 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2, LegacyRequestHandler
 from opentelemetry import context as otel_context
-from opentelemetry import propagate, trace
-from opentelemetry.context import Context
+from opentelemetry import trace
 from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
@@ -34,69 +30,9 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
 from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry, bounded, peer_name
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLEE
+from a2a_progress.otel.inbound import inbound_context, served_method
 
 _HANDLER_CLASSES: Final = (DefaultRequestHandlerV2, LegacyRequestHandler)
-
-# The handler entry points a caller reaches with its trace context: the A2A method each starts
-# (named on the execution span; None when it starts no execution), and whether it streams.
-_ENTRY_POINTS: Final[Mapping[str, tuple[str | None, bool]]] = {
-    "on_message_send": (conv.METHOD_SEND, False),
-    "on_message_send_stream": (conv.METHOD_SEND_STREAMING, True),
-    "on_subscribe_to_task": (None, True),
-    "on_get_task": (None, False),
-    "on_list_tasks": (None, False),
-    "on_cancel_task": (None, False),
-}
-
-# The A2A method being served, set while the handler's send method runs. a2a-sdk starts
-# execute() in a copy of the sending request's context, so the executor proxy can read it.
-_inbound_method: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "a2a_progress_inbound_method", default=None
-)
-
-# Set in the context a request boundary entered, to tell at its exit whether it is still there.
-_boundary: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "a2a_progress_boundary", default=False
-)
-
-
-def _trace_carrier(state: Mapping[str, Any]) -> dict[str, str]:
-    """Propagation headers of the inbound call: HTTP headers, or gRPC invocation metadata."""
-    headers = state.get("headers")
-    if isinstance(headers, Mapping):
-        return {str(key).lower(): str(value) for key, value in headers.items()}
-    grpc_context = state.get("grpc_context")
-    if grpc_context is None:
-        return {}
-    carrier: dict[str, str] = {}
-    for key, value in grpc_context.invocation_metadata() or ():
-        if isinstance(value, bytes):  # binary "-bin" metadata carries no trace context
-            continue
-        carrier[str(key).lower()] = str(value)
-    return carrier
-
-
-def inbound_context(call_context: object) -> Context | None:
-    """The caller's trace context to serve a request in; None to keep the current one.
-
-    None when the caller sent no valid trace context, or when the current span already belongs
-    to the caller's trace (a server instrumentation, ASGI or gRPC, continued it first).
-    """
-    state = getattr(call_context, "state", None)
-    if not isinstance(state, Mapping):
-        return None
-    extracted = propagate.extract(_trace_carrier(state))
-    remote = trace.get_current_span(extracted).get_span_context()
-    if not remote.is_valid:
-        return None
-    current = trace.get_current_span().get_span_context()
-    if current.is_valid and current.trace_id == remote.trace_id:
-        return None
-    return extracted
-
-
-def _call_context(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> object:
-    return kwargs["context"] if "context" in kwargs else (args[1] if len(args) > 1 else None)
 
 
 class _ObservedQueue(wrapt.ObjectProxy[EventQueue]):
@@ -128,7 +64,7 @@ class InstrumentedExecutor(wrapt.ObjectProxy[AgentExecutor]):
         self._self_agent_name = agent_name
 
     def _start_turn(self, context: RequestContext) -> TurnTelemetry:
-        method = _inbound_method.get()
+        method = served_method()
         attributes: dict[str, Any] = {}
         if method is not None:
             attributes[conv.A2A_METHOD_NAME] = method
@@ -225,86 +161,13 @@ def _wrap_handler_init(bridge: Bridge) -> Callable[..., None]:
     return wrapper
 
 
-class _Boundary:
-    """One inbound request's trace context and A2A method, current while the handler serves it."""
-
-    __slots__ = ("_tokens",)
-
-    def __init__(self) -> None:
-        self._tokens: tuple[Any, ...] = ()
-
-    def enter(self, bridge: Bridge, method: str | None, args: tuple[Any, ...], kwargs: Any) -> None:
-        method_token = _inbound_method.set(method) if method is not None else None
-        parent = None
-        if bridge.active:
-            try:
-                parent = inbound_context(_call_context(args, kwargs))
-            except Exception:  # noqa: BLE001 - a bad header must not fail the request
-                bridge.warn_once("request boundary")
-        trace_token = None if parent is None else otel_context.attach(parent)
-        self._tokens = (method_token, trace_token, _boundary.set(True))
-
-    def exit(self) -> None:
-        method_token, trace_token, mark = self._tokens
-        try:
-            _boundary.reset(mark)
-        except ValueError:
-            # Finalized in another context (an abandoned stream closed by the event loop's
-            # generator finalizer): there is nothing of ours to restore there.
-            return
-        if trace_token is not None:
-            otel_context.detach(trace_token)
-        if method_token is not None:
-            _inbound_method.reset(method_token)
-
-
-def _entry_point(bridge: Bridge, method: str | None, stream: bool) -> Callable[..., Any]:
-    async def serve(wrapped: Callable[..., Any], args: tuple[Any, ...], kwargs: Any) -> Any:
-        boundary = _Boundary()
-        boundary.enter(bridge, method, args, kwargs)
-        try:
-            return await wrapped(*args, **kwargs)
-        finally:
-            boundary.exit()
-
-    async def serve_stream(
-        wrapped: Callable[..., Any], args: tuple[Any, ...], kwargs: Any
-    ) -> AsyncIterator[Any]:
-        # Called (not only iterated) inside the boundary: a2a-sdk's tracing starts its span for
-        # a generator method when it is called.
-        boundary = _Boundary()
-        boundary.enter(bridge, method, args, kwargs)
-        inner: AsyncIterator[Any] | None = None
-        try:
-            inner = wrapped(*args, **kwargs)
-            async for event in inner:
-                yield event
-        finally:
-            try:
-                aclose = getattr(inner, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-            finally:
-                boundary.exit()
-
-    def wrapper(
-        wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Any:
-        return (serve_stream if stream else serve)(wrapped, args, kwargs)
-
-    return wrapper
-
-
 def instrument(bridge: Bridge) -> None:
     """Patch the request handler classes."""
     for cls in _HANDLER_CLASSES:
         wrapt.wrap_function_wrapper(cls, "__init__", _wrap_handler_init(bridge))
-        for name, (method, stream) in _ENTRY_POINTS.items():
-            wrapt.wrap_function_wrapper(cls, name, _entry_point(bridge, method, stream))
 
 
 def uninstrument() -> None:
     """Remove the patches; executors proxied earlier pass through once the bridge is off."""
     for cls in _HANDLER_CLASSES:
-        for name in ("__init__", *_ENTRY_POINTS):
-            unwrap(cls, name)
+        unwrap(cls, "__init__")

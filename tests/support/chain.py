@@ -1,0 +1,199 @@
+"""Agents of ``support.chain_agent`` as real processes under ``opentelemetry-instrument``, exporting
+over OTLP/HTTP into the project's receiver; a loopback HTTP server for their tools to fetch; and
+queries over the spans received."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from a2a.client import A2ACardResolver
+from a2a.types import (
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    StreamResponse,
+)
+
+from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.serving.client import create_client
+from a2a_progress.serving.transports import card_with_interfaces
+
+TESTS: Final = Path(__file__).parent.parent
+BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opentelemetry-instrument
+BRIDGE_SCOPE: Final = "a2a_progress.otel"
+SDK_SCOPE: Final = "a2a-python-sdk"
+HTTPX_SCOPE: Final = "opentelemetry.instrumentation.httpx"
+PROCESS_TIMEOUT: Final = 60
+
+
+def environment(receiver: OtlpReceiver, service: str, **overrides: str) -> dict[str, str]:
+    """This process's environment without its ``OTEL_*`` settings, plus zero-code export ones."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(
+        OTEL_SERVICE_NAME=service,
+        OTEL_TRACES_EXPORTER="otlp",
+        OTEL_METRICS_EXPORTER="none",
+        OTEL_LOGS_EXPORTER="none",
+        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
+        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
+        OTEL_BSP_SCHEDULE_DELAY="100",
+        PYTHONPATH=os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
+    env.update(overrides)
+    return env
+
+
+@dataclass
+class Agent:
+    """One chain agent process; ``url`` is its HTTP base URL (card, JSON-RPC; REST under it)."""
+
+    service: str
+    process: subprocess.Popen[str]
+    url: str = ""
+
+    def stop(self, signum: int = signal.SIGINT) -> int:
+        """Send ``signum`` and wait for the exit; the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        return self.process.wait(PROCESS_TIMEOUT)
+
+    def output(self) -> str:
+        """What it printed after ``PORT`` (read once it has exited)."""
+        assert self.process.stdout is not None
+        return self.process.stdout.read()
+
+
+@contextlib.contextmanager
+def agent(
+    receiver: OtlpReceiver, name: str, log: Path, *options: str, **overrides: str
+) -> Iterator[Agent]:
+    """Run ``support.chain_agent name *options`` as service ``chain-{name}``."""
+    service = f"chain-{name}"
+    command = [
+        str(BIN / "opentelemetry-instrument"),
+        sys.executable,
+        "-m",
+        "support.chain_agent",
+        name,
+        *options,
+    ]
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            command,
+            env=environment(receiver, service, **overrides),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=TESTS,
+        )
+        running = Agent(service, process)
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith("PORT "), f"{service} did not start:\n{log.read_text()}"
+            running.url = f"http://127.0.0.1:{int(line.split()[1])}"
+            yield running
+        finally:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                running.stop()
+            process.kill()
+            process.wait()
+
+
+def request(
+    route: list[str],
+    transport: str = "jsonrpc",
+    *,
+    probe: str | None = None,
+    hold: bool = False,
+    return_immediately: bool = False,
+) -> SendMessageRequest:
+    """The user's message to the first agent: the rest of the route and what each tool does."""
+    text = json.dumps({"route": route, "transport": transport, "probe": probe, "hold": hold})
+    message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
+    send = SendMessageRequest(message=message)
+    if return_immediately:
+        send.configuration.CopyFrom(SendMessageConfiguration(return_immediately=True))
+    return send
+
+
+async def send(url: str, message: SendMessageRequest, *, streaming: bool = True) -> list[Any]:
+    """Send ``message`` to the agent at ``url`` over JSON-RPC; the events it answered with."""
+    import httpx
+
+    async with httpx.AsyncClient(timeout=30) as http:
+        card = await A2ACardResolver(http, url).get_agent_card()
+    async with create_client(card_with_interfaces(card, "jsonrpc"), streaming=streaming) as client:
+        events: list[StreamResponse] = [event async for event in client.send_message(message)]
+    return events
+
+
+class _Ok(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def probe_server() -> Iterator[str]:
+    """A loopback HTTP server answering every GET with 200; its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/probe"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# -- span queries --------------------------------------------------------------------------------
+
+
+def server_turn(spans: list[ReceivedSpan], service: str) -> list[ReceivedSpan]:
+    """The bridge's SERVER spans of ``service``."""
+    return [
+        span
+        for span in spans
+        if span.service_name == service
+        and span.scope_name == BRIDGE_SCOPE
+        and span.kind == "SERVER"
+    ]
+
+
+def one(spans: list[ReceivedSpan], **where: Any) -> ReceivedSpan:
+    """The one span whose fields (``service_name``, ``name``, ``kind``, ...) match ``where``."""
+    found = [span for span in spans if all(getattr(span, k) == v for k, v in where.items())]
+    assert len(found) == 1, f"{len(found)} spans match {where}"
+    return found[0]
+
+
+def ancestors(spans: list[ReceivedSpan], span: ReceivedSpan) -> list[str]:
+    """The span ids from ``span``'s parent up to its root, as far as they were received."""
+    by_id = {item.span_id: item for item in spans}
+    chain: list[str] = []
+    parent = span.parent_span_id
+    while parent is not None:
+        chain.append(parent)
+        found = by_id.get(parent)
+        parent = None if found is None else found.parent_span_id
+    return chain
