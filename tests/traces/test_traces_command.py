@@ -24,6 +24,7 @@ from typing import Any, Final
 import pytest
 
 from support import agents
+from support.otlp import span_exporter, tracer_provider
 from support.processes import (
     PROCESS_TIMEOUT,
     TESTS,
@@ -307,3 +308,21 @@ def test_an_unwritable_json_file_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
     assert line.startswith("a2a-progress: cannot write ")
+
+
+def test_a_grpc_exporter_on_the_http_port_is_told_where_to_go() -> None:
+    with running_traces() as traces:
+        target = traces.http.removeprefix("http://")
+        provider = tracer_provider("misdirected", span_exporter("grpc", target, timeout=2))
+        with provider.get_tracer("test").start_as_current_span("lost"):
+            pass
+        provider.shutdown()  # the export fails: the HTTP port does not speak gRPC
+        [line] = traces.err.wait_for(lambda lines: len(lines) >= 1)
+        traces.process.send_signal(signal.SIGINT)
+        assert traces.process.wait(PROCESS_TIMEOUT) == 0
+    assert line == (
+        f"a2a-progress traces: an OTLP/gRPC exporter is sending to the OTLP/HTTP endpoint "
+        f"{traces.http}: send OTLP/gRPC to http://{traces.grpc}, or set "
+        "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"
+    )
+    assert traces.err.join() == [line]  # said once, though the exporter retried

@@ -22,12 +22,13 @@ in, OTLP/JSON out), `records` (requests as flat `ReceivedSpan` / `MetricPoint` r
 
 from a2a_progress.otlp.codec import ExportRequest, to_otlp_json
 from a2a_progress.otlp.grpc_server import OtlpGrpcServer
-from a2a_progress.otlp.http_server import OtlpHttpServer
+from a2a_progress.otlp.http_server import GRPC_ON_HTTP_PORT, OtlpHttpServer
 from a2a_progress.otlp.receiver import OtlpReceiver
 from a2a_progress.otlp.records import MetricPoint, ReceivedEvent, ReceivedSpan, spans_of
 from a2a_progress.otlp.traces import CompletedTrace, TraceCollector
 
 __all__ = [
+    "GRPC_ON_HTTP_PORT",
     "CompletedTrace",
     "ExportRequest",
     "MetricPoint",

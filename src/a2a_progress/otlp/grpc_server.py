@@ -60,7 +60,7 @@ class OtlpGrpcServer:
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
         metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
         logs_service_pb2_grpc.add_LogsServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
-        where = f"{self._host}:{self._port}"
+        where = _host_port(self._host, self._port)
         try:
             bound = self._server.add_insecure_port(where)
         except RuntimeError:  # grpc's "Failed to bind", whatever the cause
@@ -69,7 +69,7 @@ class OtlpGrpcServer:
             _check_bindable(self._host, self._port)
             raise OSError(f"OTLP/gRPC receiver could not bind {where}")
         self._server.start()
-        self._endpoint = f"{self._host}:{bound}"
+        self._endpoint = _host_port(self._host, bound)
 
     def stop(self) -> None:
         """Stop serving (cutting calls in progress) and release the port and threads."""
@@ -79,6 +79,10 @@ class OtlpGrpcServer:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _check_bindable(host: str, port: int) -> None:

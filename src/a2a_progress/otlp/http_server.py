@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -23,7 +24,7 @@ from a2a_progress.otlp.codec import (
     response_for,
 )
 
-__all__ = ["OtlpHttpServer"]
+__all__ = ["GRPC_ON_HTTP_PORT", "OtlpHttpServer"]
 
 _PATHS: Final[dict[str, type[ExportRequest]]] = {
     "/v1/traces": ExportTraceServiceRequest,
@@ -32,6 +33,9 @@ _PATHS: Final[dict[str, type[ExportRequest]]] = {
 }
 _PROTOBUF: Final = "application/x-protobuf"
 _JSON: Final = "application/json"
+_HTTP2_PREFACE: Final = b"PRI * HTTP/2.0"
+GRPC_ON_HTTP_PORT: Final = "an HTTP/2 (OTLP/gRPC) client called the OTLP/HTTP port"
+"""The rejection reason when an OTLP/gRPC exporter is pointed at the OTLP/HTTP port."""
 # How long an HTTP connection may sit idle before its thread gives up (keeps stop() bounded).
 _IDLE_TIMEOUT: Final = 5.0
 
@@ -68,7 +72,9 @@ class OtlpHttpServer:
         """The base URL, e.g. ``http://127.0.0.1:4318``; exporters add ``/v1/traces``."""
         if self._server is None:
             raise RuntimeError("OTLP/HTTP server not started")
-        return f"http://{self._address[0]}:{self._server.server_address[1]}"
+        host = self._address[0]
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self._server.server_address[1]}"
 
     def start(self) -> None:
         """Bind and serve."""
@@ -100,6 +106,8 @@ class _Server(ThreadingHTTPServer):
         on_export: Callable[[ExportRequest], None],
         on_reject: Callable[[str], None],
     ) -> None:
+        # IPv6 hosts too (``::1``); the class attribute is what socketserver binds with.
+        self.address_family = socket.getaddrinfo(*address, type=socket.SOCK_STREAM)[0][0]
         super().__init__(address, _Handler)
         self.on_export = on_export
         self.on_reject = on_reject
@@ -107,6 +115,13 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     timeout = _IDLE_TIMEOUT
+
+    def parse_request(self) -> bool:
+        request_line: bytes = getattr(self, "raw_requestline", b"")
+        if request_line.startswith(_HTTP2_PREFACE):
+            # Worth saying: the usual mistake of pointing a gRPC exporter at the HTTP port.
+            cast("_Server", self.server).on_reject(GRPC_ON_HTTP_PORT)
+        return super().parse_request()
 
     def do_POST(self) -> None:
         server = cast("_Server", self.server)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -25,6 +26,7 @@ from rich.text import Text
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.trace_view import Waterfall
 from a2a_progress.otlp import (
+    GRPC_ON_HTTP_PORT,
     CompletedTrace,
     ExportRequest,
     OtlpGrpcServer,
@@ -88,7 +90,8 @@ def _servers(options: TracesOptions, collector: TraceCollector) -> Iterator[tupl
         # Metrics and logs are accepted (so exporters do not retry or log errors) and dropped.
 
     host = options.host
-    http = OtlpHttpServer(host, options.http_port, on_export, lambda reason: None)
+    warnings = _Warnings()
+    http = OtlpHttpServer(host, options.http_port, on_export, warnings.refused)
     grpc = None
     if options.grpc_port is not None:
         grpc = OtlpGrpcServer(host, options.grpc_port, on_export)
@@ -96,11 +99,41 @@ def _servers(options: TracesOptions, collector: TraceCollector) -> Iterator[tupl
         _start(http, "OTLP/HTTP", host, options.http_port, "--http-port")
         if grpc is not None and options.grpc_port is not None:
             _start(grpc, "OTLP/gRPC", host, options.grpc_port, "--grpc-port")
-        yield http.endpoint, None if grpc is None else grpc.endpoint
+        warnings.http = http.endpoint
+        warnings.grpc = None if grpc is None else grpc.endpoint
+        yield warnings.http, warnings.grpc
     finally:
         if grpc is not None:
             grpc.stop()
         http.stop()
+
+
+class _Warnings:
+    """Says on stderr, once per reason, why exports were refused (a misconfigured exporter)."""
+
+    _MOST: Final = 10
+
+    def __init__(self) -> None:
+        self.http = ""
+        self.grpc: str | None = None
+        """Where the servers listen, set once they do."""
+        self._said: set[str] = set()
+        self._lock = threading.Lock()
+
+    def refused(self, reason: str) -> None:
+        if reason == GRPC_ON_HTTP_PORT:
+            where = f"send OTLP/gRPC to http://{self.grpc}" if self.grpc else "drop --no-grpc"
+            reason = (
+                f"an OTLP/gRPC exporter is sending to the OTLP/HTTP endpoint {self.http}: "
+                f"{where}, or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"
+            )
+        else:
+            reason = f"refused an export: {reason}"
+        with self._lock:
+            if reason in self._said or len(self._said) >= self._MOST:
+                return
+            self._said.add(reason)
+        print(f"a2a-progress traces: {reason}", file=sys.stderr, flush=True)
 
 
 def _start(
