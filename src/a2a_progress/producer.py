@@ -54,6 +54,28 @@ _REASON_MAX_CHARS: Final = 512
 
 _OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 KiB limit]"
 
+# Texts the emitters of this process sent lately, by the redactor they went through. The
+# callee's bridge reads each one back from its envelope a moment later: masked already by the
+# redactor it would use itself, the text needs no second scan (see redacted_by()).
+_RECENT_TEXTS: Final = 64
+_recently_redacted: dict[str, Redactor] = {}
+
+
+def redacted_by(text: str) -> Redactor | None:
+    """The redactor an emitter of this process passed ``text`` through lately, if any.
+
+    For the callee's OpenTelemetry bridge, which reads the same text back from the envelope.
+    """
+    return _recently_redacted.get(text)
+
+
+def _remember(text: str, redactor: Redactor) -> None:
+    recent = _recently_redacted
+    recent[text] = redactor
+    if len(recent) > _RECENT_TEXTS:
+        del recent[next(iter(recent))]
+
+
 # Emitters of turns still running, by task id, so an executor's cancel() can reach the emitter
 # its execute() is using and abort the open tool calls before the CANCELED state.
 _live_emitters: weakref.WeakValueDictionary[str, ProgressEmitter] = weakref.WeakValueDictionary()
@@ -364,6 +386,8 @@ class ProgressEmitter:
     ) -> None:
         base = {name: self._redact(value) for name, value in base_payload.items()}
         for piece in split_text(self._redact(text), self._soft_limit):
+            if self._redactor is not None:
+                _remember(piece, self._redactor)
             await self._emit(
                 kind,
                 {**base, field: piece},

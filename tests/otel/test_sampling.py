@@ -25,6 +25,7 @@ from otel_support import (
     complete,
     done,
     env,
+    events,
     pipelines,
     raw,
     serving,
@@ -34,7 +35,8 @@ from otel_support import (
 )
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.redaction import Redactor
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
+from support.redaction_corpus import CORPUS
 
 SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
 
@@ -152,3 +154,40 @@ async def test_an_unsampled_turn_counts_the_same_metrics_as_a_sampled_one() -> N
     caller_outcomes = sampled_metrics[conv.OBSERVER_CALLER][0]  # type: ignore[index]
     assert caller_outcomes["duplicate"] == 1
     assert caller_outcomes["degraded"] == 1
+
+
+# -- the callee's own texts ------------------------------------------------------------------------
+
+
+def test_the_default_redactor_masks_nothing_more_the_second_time() -> None:
+    """What lets the callee's bridge skip texts its own emitter masked with the same patterns."""
+    for case in CORPUS:
+        for sample in (case.text, f"see {case.text}; then\n{case.text} again"):
+            once = DEFAULT_REDACTOR.redact(sample)
+            assert DEFAULT_REDACTOR.redact(once) == once, case.id
+
+
+async def test_the_callee_does_not_scan_again_what_its_emitter_masked(
+    telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scanned: list[str] = []
+    redact_counted = Redactor.redact_counted
+
+    def counting(self: Redactor, text: str) -> tuple[str, int]:
+        scanned.append(text)
+        return redact_counted(self, text)
+
+    monkeypatch.setattr(Redactor, "redact_counted", counting)
+    steps = [thinking("deploy with password=hunter2hunter2"), text("rolling out"), complete()]
+    async with serving(steps) as served:
+        await call(served.card_for("jsonrpc"))
+    # The caller scanned both texts (a peer's). The callee scanned only the one its emitter
+    # masked something in (to count it as the caller does), not the one it found clean.
+    assert sum("rolling out" in scan for scan in scanned) == 1
+    assert sum("password=" in scan for scan in scanned) == 2
+    for observer in SIDES:
+        outcomes = telemetry.counts(conv.METRIC_ENVELOPES, conv.OUTCOME, observer)
+        assert outcomes[conv.OUTCOME_REDACTED] == 1
+    for observer in SIDES:
+        contents = [e[conv.CONTENT] for e in events(telemetry.turn_span(observer))]
+        assert contents == [f"deploy with password={MASK}", "rolling out"]

@@ -37,7 +37,8 @@ from a2a_progress.envelope import HARD_LIMIT_BYTES, Kind, truncate_utf8, utf8_si
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
-from a2a_progress.redaction import Redactor
+from a2a_progress.producer import redacted_by
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 
 logger = logging.getLogger(__name__)
 
@@ -276,6 +277,10 @@ class TurnTelemetry:
         self._unsampled_tool = (
             None if self._recording else NonRecordingSpan(span.get_span_context())
         )
+        # The callee's texts may come from this process's own emitter (see _content()).
+        self._own_texts = (
+            observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
+        )
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event.
         self._names: dict[str, str] = {}
         with bridge._live_lock:
@@ -432,9 +437,15 @@ class TurnTelemetry:
         return text, cut, masked > 0
 
     def _content(self, attributes: dict[str, Any], text: str) -> None:
-        text, cut, masked = self._safe_text(text)
-        if masked:
-            self._counts.outcome(conv.OUTCOME_REDACTED)
+        if self._own_texts and MASK not in text and redacted_by(text) is DEFAULT_REDACTOR:
+            # Our own emitter put this very text through the built-in patterns a moment ago and
+            # masked nothing in it. Masking is idempotent (tests/otel/test_sampling.py checks it
+            # on the credential corpus), so a second scan would find nothing either.
+            text, cut = bounded(text, self._config.content_max_length)
+        else:
+            text, cut, masked = self._safe_text(text)
+            if masked:
+                self._counts.outcome(conv.OUTCOME_REDACTED)
         attributes[conv.CONTENT] = text
         if cut:
             attributes[conv.CONTENT_TRUNCATED] = True
