@@ -22,15 +22,22 @@ version; new fields may be added.
 ``late``           true when it arrived after a higher ``seq`` of its stream (insert by seq)
 ``opened``         true when this update started the tool call in ``call``
 ``call``           the tool call it belongs to, or null: ``{index, tool, tool_call_id,
-                   stream_key, state: running|done|aborted, end_reason}``
+                   stream_key, state: running|done|aborted, end_reason, started_at, ended_at,
+                   duration, replayed}`` — the times are the ones the agent recorded (Unix
+                   seconds), ``duration`` their difference; each is null when unknown (a call
+                   replayed from the task's history, which keeps no times), never a made-up 0
 ``closed``         the tool calls this update ended, each like ``call``
+``replayed``       true when the update was rebuilt from a task snapshot's history (a finished
+                   task subscribed to or polled): it happened earlier than ``time``
 ``time``           when the update was received, Unix seconds
 =================  ===========================================================================
 
 ``{"type": "outcome"}`` — the last object of a turn: ``task_id``, ``context_id``, ``state``
 (``completed`` | ``failed`` | ``canceled`` | ``rejected`` | ``input_required`` |
 ``auth_required``, or the last state seen when the stream ended early), ``terminal``, ``reply``
-(the final answer's text), ``closed`` (calls the end closed), ``exit_code`` and ``time``.
+(the final answer's text), ``closed`` (calls the end closed), ``replayed`` (the task had already
+ended when it was first seen: its history was replayed), ``started_at`` / ``ended_at`` /
+``duration`` (agent-recorded, null when unknown), ``exit_code`` and ``time``.
 
 ``{"type": "error"}`` — the turn could not be followed to an outcome: ``message`` (one line)
 and ``exit_code`` (null from a web relay whose event source raised).
@@ -83,7 +90,15 @@ def call_json(call: CallRecord) -> dict[str, Any]:
         "stream_key": call.stream_key,
         "state": call.status.value,
         "end_reason": call.end_reason.value if call.end_reason is not None else None,
+        "started_at": call.started_at,
+        "ended_at": call.ended_at,
+        "duration": _seconds(call.duration),
+        "replayed": call.replayed,
     }
+
+
+def _seconds(value: float | None) -> float | None:
+    return round(value, 3) if value is not None else None
 
 
 def progress_json(update: ProgressUpdate) -> dict[str, Any]:
@@ -110,6 +125,7 @@ def progress_json(update: ProgressUpdate) -> dict[str, Any]:
         "opened": update.opened,
         "call": call_json(update.call) if update.call is not None else None,
         "closed": [call_json(call) for call in update.closed],
+        "replayed": update.replayed,
         "time": round(time.time(), 3),
     }
 
@@ -125,6 +141,10 @@ def outcome_json(outcome: TurnOutcome) -> dict[str, Any]:
         "terminal": outcome.terminal,
         "reply": outcome.reply,
         "closed": [call_json(call) for call in outcome.closed],
+        "replayed": outcome.replayed,
+        "started_at": outcome.started_at,
+        "ended_at": outcome.ended_at,
+        "duration": _seconds(outcome.duration),
         "exit_code": exit_code_for_state(outcome.state),
         "time": round(time.time(), 3),
     }

@@ -252,6 +252,23 @@ class GatedAgent(AgentExecutor):
         raise NotImplementedError
 
 
+class SlowToolAgent(AgentExecutor):
+    """Runs ``slow_tool`` for :data:`SECONDS`, then completes with :data:`REPLY`."""
+
+    SECONDS: Final = 0.3
+    REPLY: Final = "slow answer"
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await open_task(context, event_queue)
+        async with ProgressEmitter(updater) as progress:
+            async with progress.tool_call("slow_tool", "call-1"):
+                await asyncio.sleep(self.SECONDS)
+            await progress.complete(self.REPLY)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
 class HangingToolAgent(AgentExecutor):
     """Starts ``long_job`` and waits forever inside it; ``cancel()`` aborts it, then CANCELED."""
 

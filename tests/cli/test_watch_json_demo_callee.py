@@ -27,9 +27,21 @@ PROGRESS_KEYS = {
     "opened",
     "call",
     "closed",
+    "replayed",
     "time",
 }
-CALL_KEYS = {"index", "tool", "tool_call_id", "stream_key", "state", "end_reason"}
+CALL_KEYS = {
+    "index",
+    "tool",
+    "tool_call_id",
+    "stream_key",
+    "state",
+    "end_reason",
+    "started_at",
+    "ended_at",
+    "duration",
+    "replayed",
+}
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -18,6 +18,7 @@ from typing import Final, TextIO
 from a2a.client import Client
 from a2a.types.a2a_pb2 import (
     AgentCard,
+    GetTaskRequest,
     SendMessageRequest,
     StreamResponse,
     SubscribeToTaskRequest,
@@ -26,6 +27,7 @@ from a2a.types.a2a_pb2 import (
 from rich.console import Console
 
 from a2a_progress.cli.agent_client import (
+    agent_errors,
     describe_endpoint,
     fetch_card,
     only_transport,
@@ -40,7 +42,7 @@ from a2a_progress.cli.arguments import (
     usage_error,
 )
 from a2a_progress.cli.console import output_console
-from a2a_progress.cli.errors import CliError, ExitCode
+from a2a_progress.cli.errors import CliError, ExitCode, state_label
 from a2a_progress.cli.json_view import JsonLines, error_json
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.reach import check_agent_url
@@ -188,6 +190,21 @@ def _check_streaming(card: AgentCard, options: WatchOptions) -> None:
     )
 
 
+async def _ended_task(client: Client, options: WatchOptions) -> Task | None:
+    """The task ``--subscribe`` / ``--poll`` attaches to, when it has already ended: its history
+    is then replayed (once), not followed."""
+    task_id = options.subscribe or options.poll
+    if not task_id:
+        return None
+    with agent_errors(options.url, task_id=task_id, timeout=options.timeout):
+        task = await client.get_task(GetTaskRequest(id=task_id))
+    return task if task.status.state in TERMINAL_STATES else None
+
+
+async def _replay(task: Task) -> AsyncIterator[StreamResponse | Task]:
+    yield task
+
+
 def _events(client: Client, options: WatchOptions) -> AsyncIterator[StreamResponse | Task]:
     if options.subscribe is not None:
         return client.subscribe(SubscribeToTaskRequest(id=options.subscribe))
@@ -227,16 +244,14 @@ async def _watch(
     )
     task = TaskRef(options.subscribe or options.poll or None)
     async with client:
+        ended = await _ended_task(client, options)
+        events = _replay(ended) if ended is not None else _events(client, options)
         try:
             if json_lines is not None:
-                return await follow_turn(
-                    client, _events(client, options), json_lines, url=options.url, task=task
-                )
-            _announce(console, card, options)
+                return await follow_turn(client, events, json_lines, url=options.url, task=task)
+            _announce(console, card, options, ended)
             with LiveView(console, title=card.name or options.url) as view:
-                return await follow_turn(
-                    client, _events(client, options), view, url=options.url, task=task
-                )
+                return await follow_turn(client, events, view, url=options.url, task=task)
         except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels this task
             if task.id is None:
                 raise
@@ -258,9 +273,11 @@ def _still_running(options: WatchOptions, card: AgentCard, task_id: str) -> str:
     )
 
 
-def _announce(console: Console, card: AgentCard, options: WatchOptions) -> None:
+def _announce(console: Console, card: AgentCard, options: WatchOptions, ended: Task | None) -> None:
     how = "polling" if options.poll is not None else "streaming"
-    if options.subscribe is not None:
+    if ended is not None:
+        what = f"task {ended.id} already {state_label(ended.status.state)}; replaying its history"
+    elif options.subscribe is not None:
         what = f"subscribing to task {options.subscribe}"
     elif options.poll:
         what = f"polling task {options.poll} every {options.interval:g}s"

@@ -40,6 +40,7 @@ class CallNode:
     reason: str | None = None
     partial: str = ""
     lines: int = 0
+    replayed: bool = False  # opened or ended by an update rebuilt from the task's history
 
     def add_output(self, chunk: str) -> list[str]:
         """Append a chunk of output; return the lines it completed."""
@@ -48,6 +49,16 @@ class CallNode:
         self.tail.extend(pieces)
         self.lines += len(pieces)
         return pieces
+
+    @property
+    def duration(self) -> float | None:
+        """How long the call ran: the agent's recorded times, else the view's clock; None when
+        unknown (replayed from the task's history, which keeps no times) or still running."""
+        if self.record.duration is not None:
+            return self.record.duration
+        if self.replayed or self.ended is None:
+            return None
+        return self.ended - self.started
 
     @property
     def name(self) -> str:
@@ -132,8 +143,14 @@ def more_lines(lines: int) -> str:
     return f" (+{lines} more line{'' if lines == 1 else 's'})" if lines else ""
 
 
-def duration(seconds: float) -> str:
-    """``0.50s`` under ten seconds, ``12.3s`` above."""
+UNKNOWN: Final = "?"
+"""How a duration nobody recorded is shown (never a made-up ``0.00s``)."""
+
+
+def duration(seconds: float | None) -> str:
+    """``0.50s`` under ten seconds, ``12.3s`` above, :data:`UNKNOWN` for None."""
+    if seconds is None:
+        return UNKNOWN
     return f"{seconds:.2f}s" if seconds < 10 else f"{seconds:.1f}s"
 
 
@@ -174,11 +191,13 @@ class TurnModel:
         now = self.clock()
         for record in update.closed:
             if record is not update.call:
-                self._end_call(record, now, None, changes)
+                self._end_call(record, now, None, changes, update.replayed)
         envelope = update.envelope
         call = update.call
         if update.opened and call is not None:
-            node = CallNode(call, envelope.seq, now, deque(maxlen=self.tail))
+            node = CallNode(
+                call, envelope.seq, now, deque(maxlen=self.tail), replayed=update.replayed
+            )
             self.calls[id(call)] = node
             self._insert(node, update.late)
             changes.append(CallStarted(node))
@@ -192,7 +211,8 @@ class TurnModel:
             )
         if call is not None and call in update.closed:
             reason = envelope.payload.get("reason")
-            self._end_call(call, now, reason if isinstance(reason, str) else None, changes)
+            why = reason if isinstance(reason, str) else None
+            self._end_call(call, now, why, changes, update.replayed)
 
     def _output(
         self, update: ProgressUpdate, call: CallRecord | None, changes: list[Change]
@@ -219,13 +239,19 @@ class TurnModel:
         self.nodes.append(node)
 
     def _end_call(
-        self, record: CallRecord, now: float, reason: str | None, changes: list[Change]
+        self,
+        record: CallRecord,
+        now: float,
+        reason: str | None,
+        changes: list[Change],
+        replayed: bool,
     ) -> None:
         node = self.calls.get(id(record))
         if node is None or node.ended is not None:
             return
         node.ended = now
         node.reason = reason
+        node.replayed = node.replayed or replayed
         if node.partial:
             node.add_output("\n")
         changes.append(CallEnded(node))
@@ -233,7 +259,7 @@ class TurnModel:
     def _finish(self, outcome: TurnOutcome, changes: list[Change]) -> None:
         now = self.clock()
         for record in outcome.closed:
-            self._end_call(record, now, None, changes)
+            self._end_call(record, now, None, changes, outcome.replayed)
         self.outcome = outcome
         self.ended = now
         changes.append(TurnEnded(outcome, self.summary(outcome, now)[0]))
@@ -248,9 +274,15 @@ class TurnModel:
         took = duration(now - self.started)
         if not outcome.terminal and label not in TERMINAL_STYLES:
             return f"stream ended before the task did (last state: {label}) after {took}", "yellow"
+        if outcome.duration is not None:
+            when = f"in {duration(outcome.duration)}"
+        elif outcome.replayed:
+            when = "(replayed from its history; duration unknown)"
+        else:
+            when = f"in {took}"
         calls = self.calls.values()
         aborted = sum(1 for node in calls if node.record.status is Status.ABORTED)
-        summary = f"{label} in {took}  ·  {len(calls)} tool call{'' if len(calls) == 1 else 's'}"
+        summary = f"{label} {when}  ·  {len(calls)} tool call{'' if len(calls) == 1 else 's'}"
         if aborted:
             summary += f", {aborted} aborted"
         return summary, TERMINAL_STYLES[label][1]

@@ -45,7 +45,7 @@ class PlainLines(TurnView):
             case OutputLine(node, line):
                 return [f"output {node.record.tool}: {line}"]
             case CallEnded(node):
-                took = duration((node.ended or node.started) - node.started)
+                took = duration(node.duration)
                 if node.record.status is Status.DONE:
                     return [f"tool done: {node.name} {took}"]
                 return [f"tool aborted: {node.name} {took}: {node.why}"]

@@ -120,7 +120,7 @@ class LiveTree(TurnView):
             )
             branch = tree.add(label)
         else:
-            took = duration(node.ended - node.started)
+            took = duration(node.duration)
             if record.status is Status.DONE:
                 text = Text.assemble(("✓ ", "green"), (record.tool, "bold"), ident)
                 text.append(f"  {took}", style="green")
