@@ -1111,3 +1111,57 @@ def test_assembler_survives_drops_duplicates_and_reordering(
         assert not record.is_open
     assert closed.keys() <= opened.keys()
     assert assembler.live_turns == 0
+
+
+# -- the outcome of each update, reported once -----------------------------------------------------
+
+
+def test_on_outcome_reports_each_update_once_and_the_other_views_derive_from_it() -> None:
+    reported: list[Outcome] = []
+    discarded: list[Outcome] = []
+    assembler = ProgressAssembler(
+        reorder_window=4, on_outcome=reported.append, on_discard=discarded.append
+    )
+    bad = StreamResponse(
+        status_update=status_event(WORKING, message([_metadata_part("[1]")], mid="bad"))
+    )
+    events: list[Any] = [
+        working(think(10)),  # accepted
+        working(think(10)),  # duplicate
+        working(think(5)),  # stale
+        plain("plain text", mid="p1"),  # degraded (no envelope)
+        bad,  # invalid (an envelope, unusable): degraded
+        terminal(COMPLETED),
+        working(think(11)),  # after the terminal state
+    ]
+    coarse = []
+    for event in events:
+        assembler.feed(event)
+        coarse.append(assembler.last_outcome)
+    assert reported == [
+        Outcome.ACCEPTED,
+        Outcome.DUPLICATE,
+        Outcome.STALE,
+        Outcome.DEGRADED,
+        Outcome.INVALID,
+        Outcome.AFTER_TERMINAL,
+    ]
+    assert discarded == [Outcome.DUPLICATE, Outcome.STALE, Outcome.AFTER_TERMINAL]
+    assert coarse == [
+        Outcome.ACCEPTED,
+        Outcome.DUPLICATE,
+        Outcome.STALE,
+        Outcome.DEGRADED,
+        Outcome.DEGRADED,
+        Outcome.NONE,
+        Outcome.AFTER_TERMINAL,
+    ]
+
+
+def test_close_can_end_only_some_turns() -> None:
+    assembler = ProgressAssembler()
+    for task_id in ("t1", "t2", "t3"):
+        assembler.feed(working(call(1), task_id=task_id))
+    closed = assembler.close(task_ids=["t3", "t1", "unknown"])
+    assert [o.task_id for o in closed] == ["t1", "t3"]  # oldest first
+    assert [o.task_id for o in assembler.close()] == ["t2"]
