@@ -25,7 +25,7 @@ async def test_attaching_to_a_finished_task_replays_it_without_made_up_times(
         json_run = await run_cli(monkeypatch, "watch", served.http_url, how, task_id, "--json")
     assert plain.code == 0, plain.stderr
     lines = plain.stdout.splitlines()
-    assert lines[0].endswith(f"task {task_id} already completed; replaying its history")
+    assert f"task {task_id} already completed; replaying its history" in lines[0]
     assert "subscribing to task" not in plain.stdout
     assert "tool done: slow_tool [call-1] ?" in lines
     assert "0.00s" not in plain.stdout

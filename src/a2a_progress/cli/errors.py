@@ -10,7 +10,16 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
-from a2a.types.a2a_pb2 import TaskState
+from a2a_progress import schema
+from a2a_progress.schema import state_label
+
+__all__ = [
+    "EXIT_CODES_HELP",
+    "CliError",
+    "ExitCode",
+    "exit_code_for_state",
+    "state_label",
+]
 
 
 class ExitCode(IntEnum):
@@ -49,28 +58,10 @@ exit codes:
   130  interrupted (Ctrl-C)
   141  stdout was closed early (e.g. piped into head)"""
 
-_EXIT_BY_STATE: Final[dict[int, ExitCode]] = {
-    TaskState.TASK_STATE_COMPLETED: ExitCode.COMPLETED,
-    TaskState.TASK_STATE_FAILED: ExitCode.FAILED,
-    TaskState.TASK_STATE_CANCELED: ExitCode.CANCELED,
-    TaskState.TASK_STATE_REJECTED: ExitCode.REJECTED,
-    TaskState.TASK_STATE_INPUT_REQUIRED: ExitCode.NEEDS_INPUT,
-    TaskState.TASK_STATE_AUTH_REQUIRED: ExitCode.NEEDS_INPUT,
-}
-
 
 def exit_code_for_state(state: int) -> ExitCode:
     """The exit code of a turn that ended in ``state`` (any other state: incomplete)."""
-    return _EXIT_BY_STATE.get(state, ExitCode.INCOMPLETE)
-
-
-def state_label(state: int) -> str:
-    """``TASK_STATE_INPUT_REQUIRED`` -> ``input_required``; unknown numbers -> ``unspecified``."""
-    try:
-        name = str(TaskState.Name(state))
-    except ValueError:
-        return "unspecified"
-    return name.removeprefix("TASK_STATE_").lower()
+    return ExitCode(schema.exit_code_for_state(state))
 
 
 class CliError(Exception):

@@ -34,10 +34,16 @@ class JsonLines:
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self.progress_extension: bool | None = None
+        """Whether the agent's card declares the progress extension (None: card not read);
+        the ``outcome`` object carries it as ``progress_extension``."""
 
     def update(self, item: ProgressUpdate | TurnOutcome) -> None:
         """Write the object for ``item``."""
-        self.write(update_json(item))
+        obj = update_json(item)
+        if isinstance(item, TurnOutcome):
+            obj["progress_extension"] = self.progress_extension
+        self.write(obj)
 
     def write(self, obj: dict[str, Any]) -> None:
         """Write one object as a line."""

@@ -53,6 +53,7 @@ from a2a_progress.consumer import (
     TurnOutcome,
     poll_task,
 )
+from a2a_progress.extension import declares_progress_extension, request_progress_extension
 from a2a_progress.serving import Transport
 
 __all__ = ["WatchOptions", "register", "run_watch", "user_message"]
@@ -206,14 +207,16 @@ async def _replay(task: Task) -> AsyncIterator[StreamResponse | Task]:
 
 
 def _events(client: Client, options: WatchOptions) -> AsyncIterator[StreamResponse | Task]:
+    # Ask for the progress extension: an agent that honours the request knows we read envelopes.
+    context = request_progress_extension()
     if options.subscribe is not None:
-        return client.subscribe(SubscribeToTaskRequest(id=options.subscribe))
+        return client.subscribe(SubscribeToTaskRequest(id=options.subscribe), context=context)
     if options.poll:
         return poll_task(client, options.poll, interval=options.interval)
     request = user_message(options.message or "")
     if options.poll is not None:
         return _send_then_poll(client, request, options.interval)
-    return client.send_message(request)
+    return client.send_message(request, context=context)
 
 
 async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> int:
@@ -248,6 +251,7 @@ async def _watch(
         events = _replay(ended) if ended is not None else _events(client, options)
         try:
             if json_lines is not None:
+                json_lines.progress_extension = declares_progress_extension(card)
                 return await follow_turn(client, events, json_lines, url=options.url, task=task)
             _announce(console, card, options, ended)
             with LiveView(console, title=card.name or options.url) as view:
@@ -284,8 +288,10 @@ def _announce(console: Console, card: AgentCard, options: WatchOptions, ended: T
     else:
         what = f"sending {options.message!r} ({how})"
     headers = f", headers: {', '.join(options.headers)}" if options.headers else ""
+    declared = "declared" if declares_progress_extension(card) else "not declared"
     console.print(
-        f"{card.name or options.url} via {describe_endpoint(card)}: {what}{headers}",
+        f"{card.name or options.url} via {describe_endpoint(card)}: {what}{headers}"
+        f" (progress extension: {declared})",
         markup=False,
         highlight=False,
         soft_wrap=True,

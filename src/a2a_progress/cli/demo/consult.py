@@ -14,6 +14,7 @@ from opentelemetry.trace import Tracer
 from a2a_progress.cli.agent_client import fetch_card, open_client
 from a2a_progress.cli.turn import user_message
 from a2a_progress.consumer import TurnOutcome, follow
+from a2a_progress.extension import request_progress_extension
 
 OWN_SPAN: Final = "compare config/prod.yaml with v2.13.4"
 _TIMEOUT: Final = 30.0
@@ -30,7 +31,9 @@ async def ask_agent(url: str, question: str, tracer: Tracer) -> str:
         card = await fetch_card(url, headers={}, timeout_seconds=_TIMEOUT)
         reply = ""
         async with open_client(card, headers={}, timeout=_TIMEOUT) as client:
-            async for item in follow(client.send_message(user_message(question))):
+            request = user_message(question)
+            events = client.send_message(request, context=request_progress_extension())
+            async for item in follow(events):
                 if isinstance(item, TurnOutcome):
                     reply = item.reply
         return reply

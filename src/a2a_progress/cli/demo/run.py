@@ -54,6 +54,7 @@ from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.telemetry import Telemetry, start_telemetry
 from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
 from a2a_progress.consumer import TurnOutcome
+from a2a_progress.extension import request_progress_extension
 from a2a_progress.otlp import OtlpReceiver
 from a2a_progress.serving import Transport
 
@@ -187,7 +188,9 @@ async def _turn(
         trace_id = format(root.get_span_context().trace_id, "032x")
         async with open_client(card, headers={}, timeout=_CALL_TIMEOUT) as client:
             with LiveView(console, title=card.name) as view:
-                events = client.send_message(user_message(options.message))
+                events = client.send_message(
+                    user_message(options.message), context=request_progress_extension()
+                )
                 outcome = await follow_turn(client, events, view, url=url)
     return outcome, trace_id
 

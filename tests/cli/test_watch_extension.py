@@ -1,0 +1,44 @@
+"""``watch`` shows whether the agent declares the progress extension, and requests it."""
+
+import pytest
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from cli_support import run_cli, web_server
+from google.protobuf.json_format import MessageToJson
+
+from a2a_progress.extension import progress_extension, progress_extension_requested
+from a2a_progress.producer import ProgressEmitter, open_task
+from a2a_progress.serving import serve_agent
+
+
+class ExtensionProbe(AgentExecutor):
+    """Replies whether the caller requested the progress extension."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = await open_task(context, event_queue)
+        requested = progress_extension_requested(context)
+        await ProgressEmitter(updater).complete(f"requested={requested}")
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+@pytest.mark.parametrize("declared", [True, False])
+async def test_watch_shows_the_declaration_and_requests_the_extension(
+    monkeypatch: pytest.MonkeyPatch, declared: bool
+) -> None:
+    async with serve_agent(ExtensionProbe(), name="probe") as served:
+        card = served.card_for("jsonrpc")
+        if declared:
+            card.capabilities.extensions.append(progress_extension())
+        # The card is given by its own URL (a .json file), as a user may point watch at one.
+        with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
+            plain = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi")
+            as_json = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi", "--json")
+    word = "declared" if declared else "not declared"
+    assert plain.code == 0, plain.stderr
+    assert plain.stdout.splitlines()[0].endswith(f"(progress extension: {word})")
+    assert "  requested=True" in plain.stdout.splitlines()
+    outcome = as_json.json_lines()[-1]
+    assert outcome["progress_extension"] is declared
+    assert outcome["reply"] == "requested=True"
