@@ -1,0 +1,40 @@
+"""Ask an A2A agent something and print its progress while it works, then its reply.
+
+    python examples/caller.py http://127.0.0.1:9999 "Why is the deploy blocked?"
+
+Any A2A agent works: one that sends no progress envelopes shows its working updates as text.
+"""
+
+import asyncio
+import sys
+import uuid
+
+import httpx
+from a2a.client import A2ACardResolver
+from a2a.types import Message, Part, Role, SendMessageRequest
+
+from a2a_progress import ProgressUpdate, TurnOutcome, follow
+from a2a_progress.serving import create_client
+
+
+async def ask(url: str, question: str) -> bool:
+    async with httpx.AsyncClient() as http:
+        card = await A2ACardResolver(http, url).get_agent_card()
+    message = Message(role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=question)])
+    request = SendMessageRequest(message=message)
+    succeeded = False
+    async with create_client(card) as client:  # the card picks the transport
+        async for update in follow(client.send_message(request)):  # or client.subscribe(...)
+            if isinstance(update, ProgressUpdate):
+                env = update.envelope
+                text = env.payload.get("text") or env.payload.get("message") or update.fallback
+                late = " (late)" if update.late else ""  # show it by seq, before later ones
+                print(f"{env.seq:>3} {env.kind.value:<18} {env.status.value:<8} {text}{late}")
+            elif isinstance(update, TurnOutcome):
+                print(f"{update.state_name}: {update.reply}")
+                succeeded = update.succeeded
+    return succeeded
+
+
+if __name__ == "__main__":
+    sys.exit(0 if asyncio.run(ask(sys.argv[1], sys.argv[2])) else 1)

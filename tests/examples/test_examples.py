@@ -1,0 +1,176 @@
+"""The files in ``examples/`` run as a user runs them: real processes on loopback.
+
+Each callee is started as ``python examples/<file>.py --port 0`` and found by the line it logs;
+``caller.py`` asks it and must print exactly the progress and outcome the callee sends.
+``zero_code.sh`` runs both under ``opentelemetry-instrument`` into the project's OTLP receiver.
+The README's quick-start blocks are these files, byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from support.otlp import bridge_spans
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+EXAMPLES: Final = ROOT / "examples"
+BIN: Final = Path(sys.executable).parent
+TIMEOUT: Final = 60
+A2A_SDK_SCOPE: Final = "a2a-python-sdk"
+SERVING: Final = re.compile(r"agent card (http://\S+)/\.well-known/agent-card\.json")
+
+CALLEE_OUTPUT: Final = """\
+  1 thinking           running  The user wants the deploy status; check CI first.
+  2 tool_call          running  Calling tool ci_status
+  3 tool_call          done     Tool ci_status finished
+  4 text               running  CI is red (2 failing tests)
+TASK_STATE_COMPLETED: The deploy is blocked: CI is red (2 failing tests).
+"""
+HANDWRITTEN_OUTPUT: Final = """\
+  1 thinking           running  Look the order up first.
+  2 tool_call          running  Calling tool lookup_order
+  3 tool_call          done     Tool lookup_order finished
+  4 text               running  Order 42 shipped yesterday.
+TASK_STATE_COMPLETED: Your order shipped yesterday.
+"""
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """A user's shell: the virtualenv first on PATH, no OpenTelemetry settings of this run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def serving(example: str) -> Iterator[str]:
+    """Run ``examples/<example>`` on a free port; its base URL, from the line it logs."""
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLES / example), "--port", "0"],
+        env=environment(),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            found = SERVING.search(line)
+            if found:
+                yield found.group(1)
+                break
+        else:
+            pytest.fail(f"{example} did not start:\n{''.join(seen)}")
+    finally:
+        process.send_signal(signal.SIGTERM)  # serve_forever stops on it and returns
+        try:
+            assert process.wait(TIMEOUT) == 0
+        finally:
+            process.kill()
+
+
+def ask(url: str, question: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / "caller.py"), url, question],
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def test_the_caller_prints_the_callees_progress_and_reply() -> None:
+    with serving("callee.py") as url:
+        done = ask(url, "Why is the deploy blocked?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == CALLEE_OUTPUT
+
+
+def test_a_hand_written_callee_is_read_like_the_emitters() -> None:
+    # Nothing degraded or late: the hand-made envelopes are valid, in order, each consumed once.
+    with serving("handwritten_callee.py") as url:
+        done = ask(url, "Where is my order?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == HANDWRITTEN_OUTPUT
+
+
+def test_the_caller_fails_when_the_turn_does_not_complete() -> None:
+    # A caller's exit status says whether the agent completed: here nobody answers at all.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = ask(f"http://127.0.0.1:{port}", "anyone?")
+    assert done.returncode != 0
+    assert done.stdout == ""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _tools(spans: list[ReceivedSpan], service: str) -> list[ReceivedSpan]:
+    ours = bridge_spans(spans)
+    return [s for s in ours if s.service_name == service and s.name.startswith("execute_tool")]
+
+
+def test_zero_code_script_makes_one_trace_of_two_services() -> None:
+    with OtlpReceiver(grpc_port=None) as receiver:
+        done = subprocess.run(
+            ["sh", str(EXAMPLES / "zero_code.sh"), "Why is the deploy blocked?"],
+            env=environment(
+                OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
+                OTEL_BSP_SCHEDULE_DELAY="100",
+                PORT=str(_free_port()),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=2 * TIMEOUT,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == CALLEE_OUTPUT
+        # The script stops the callee on exit; it flushed its spans before it ended.
+        spans = receiver.wait_for_spans(
+            lambda spans: bool(_tools(spans, "research-agent") and _tools(spans, "research-caller"))
+        )
+    [caller_tool] = _tools(spans, "research-caller")
+    [callee_tool] = _tools(spans, "research-agent")
+    for tool in (caller_tool, callee_tool):
+        assert tool.name == "execute_tool ci_status"
+        assert tool.attributes["a2a.progress.end_reason"] == "done"
+    assert caller_tool.trace_id == callee_tool.trace_id
+    # a2a-sdk's own tracing is off (the script's default): none of its spans was exported.
+    assert [s.name for s in spans if s.scope_name == A2A_SDK_SCOPE] == []
+
+
+# -- the README shows these files ----------------------------------------------------------------
+
+README_BLOCK: Final = re.compile(
+    r"<!-- example: (?P<path>\S+) -->\n```(?:python|sh|console)\n(?P<body>.*?)```", re.DOTALL
+)
+
+
+def test_the_readme_quick_start_is_the_example_files() -> None:
+    readme = (ROOT / "README.md").read_text()
+    blocks = {m["path"]: m["body"] for m in README_BLOCK.finditer(readme)}
+    assert set(blocks) >= {"examples/callee.py", "examples/caller.py"}
+    for path, body in blocks.items():
+        assert body == (ROOT / path).read_text(), f"README block for {path} differs from the file"
