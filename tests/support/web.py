@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -31,8 +32,10 @@ from a2a.types.a2a_pb2 import (
     TaskStatusUpdateEvent,
 )
 from playwright.async_api import Browser, Page, async_playwright
+from starlette.applications import Starlette
 
 from a2a_progress import Envelope, Kind, ProgressEmitter, Status, encode, envelope_part, open_task
+from a2a_progress.serving.http_server import HttpServer
 
 CHROMIUM: Final = "/usr/bin/chromium"
 BROWSER_ARGS: Final = [
@@ -84,7 +87,7 @@ RENDERED_JS: Final = """() => [
   kind: li.dataset.kind || li.className,
   state: li.dataset.state || null,
   tool: li.querySelector('.a2ap-tool')?.textContent ?? null,
-  text: li.textContent,
+  text: li.innerText,
 }))"""
 
 
@@ -95,8 +98,8 @@ async def rendered(page: Page) -> list[dict[str, Any]]:
 
 
 async def wait_ended(page: Page) -> None:
-    """Until the panel has received the end of the turn."""
-    await page.wait_for_function("document.querySelector('a2a-progress-panel').ended === true")
+    """Until the panel has received the end of the turn (``event: end``)."""
+    await page.locator("a2a-progress-panel[data-ended]").wait_for(state="attached")
 
 
 async def until(check: Callable[[], bool]) -> None:
@@ -105,6 +108,21 @@ async def until(check: Callable[[], bool]) -> None:
         if check():
             return
         await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def serve_app(app: Starlette) -> AsyncIterator[str]:
+    """Serve a Starlette app on a free loopback port; yields its base URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    server = HttpServer(app, sock, graceful_shutdown=1)
+    await server.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    finally:
+        await server.stop()
+        sock.close()
 
 
 # -- agents ------------------------------------------------------------------------------------

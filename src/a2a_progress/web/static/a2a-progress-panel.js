@@ -22,6 +22,16 @@ function el(tag, className, text) {
   return node;
 }
 
+// Nodes separated by real spaces, so the text reads right when copied or read as text.
+function spaced(...nodes) {
+  const out = [];
+  for (const node of nodes) {
+    if (out.length) out.push(document.createTextNode(" "));
+    out.push(node);
+  }
+  return out;
+}
+
 function lines(text) {
   return String(text ?? "").split(/\r\n|\r|\n/).map((line) => line.trim()).filter(Boolean);
 }
@@ -107,6 +117,7 @@ class A2AProgressPanel extends HTMLElement {
     this._endedAt = null;
     this._skew = Infinity; // browser clock minus server clock (smallest seen)
     this._outcome = null;
+    delete this.dataset.ended;
     this._tree.replaceChildren();
     this._tree.setAttribute("aria-busy", "true");
     this._reply.replaceChildren();
@@ -190,6 +201,7 @@ class A2AProgressPanel extends HTMLElement {
 
   _end() {
     this._ended = true;
+    this.dataset.ended = "";
     this._disconnect();
     this._stopTicking();
     this._refresh();
@@ -287,8 +299,8 @@ class A2AProgressPanel extends HTMLElement {
   _gap(data) {
     const missed = Number(data.missed) || 0;
     const li = el("li", "a2ap-item a2ap-gap");
-    li.append(el("span", "a2ap-mark", "…"), el("span", "a2ap-text",
-      `${plural(missed, "earlier update")} ${missed === 1 ? "is" : "are"} no longer available`));
+    li.append(...spaced(el("span", "a2ap-mark", "…"), el("span", "a2ap-text",
+      `${plural(missed, "earlier update")} ${missed === 1 ? "is" : "are"} no longer available`)));
     this._tree.append(li);
     this._nodes.push({ seq: -1, li });
     for (const call of Array.isArray(data.calls) ? data.calls : []) {
@@ -325,19 +337,20 @@ class A2AProgressPanel extends HTMLElement {
       const all = lines(content);
       const details = el("details", "a2ap-thinking-details");
       const summary = el("summary", "a2ap-summary");
-      summary.append(el("span", "a2ap-label", "thinking"), el("span", "a2ap-line", all[0] ?? ""));
+      const parts = [el("span", "a2ap-label", "thinking"), el("span", "a2ap-line", all[0] ?? "")];
       if (all.length > 1) {
-        summary.append(el("span", "a2ap-more", `(+${plural(all.length - 1, "more line")})`));
+        parts.push(el("span", "a2ap-more", `(+${plural(all.length - 1, "more line")})`));
       }
+      summary.append(...spaced(...parts));
       details.append(summary, el("div", "a2ap-full", content));
       li.append(details);
     } else if (kind === "error") {
       li.setAttribute("role", "alert");
-      li.append(el("span", "a2ap-mark", "!"), el("span", "a2ap-label", "error"),
-        el("span", "a2ap-text", content));
+      li.append(...spaced(el("span", "a2ap-mark", "!"), el("span", "a2ap-label", "error"),
+        el("span", "a2ap-text", content)));
     } else {
-      li.append(el("span", "a2ap-mark", kind === "plain" ? "·" : "▸"),
-        el("span", "a2ap-text", content));
+      li.append(...spaced(el("span", "a2ap-mark", kind === "plain" ? "·" : "▸"),
+        el("span", "a2ap-text", content)));
     }
     this._insert(li, seq, late);
   }
@@ -354,7 +367,7 @@ class A2AProgressPanel extends HTMLElement {
     const state = el("span", "a2ap-state");
     const duration = el("span", "a2ap-duration");
     const reason = el("span", "a2ap-reason");
-    row.append(glyph, tool, ident, state, duration, reason);
+    row.append(...spaced(glyph, tool, ident, state, duration, reason));
     li.append(row);
     const view = {
       li, glyph, state, duration, reason, started: time, ended: null, status: null,
