@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import httpx
 from a2a.client import A2ACardResolver
 from a2a.types import (
     Message,
@@ -133,13 +134,25 @@ def request(
 
 async def send(url: str, message: SendMessageRequest, *, streaming: bool = True) -> list[Any]:
     """Send ``message`` to the agent at ``url`` over JSON-RPC; the events it answered with."""
-    import httpx
-
     async with httpx.AsyncClient(timeout=30) as http:
         card = await A2ACardResolver(http, url).get_agent_card()
     async with create_client(card_with_interfaces(card, "jsonrpc"), streaming=streaming) as client:
         events: list[StreamResponse] = [event async for event in client.send_message(message)]
     return events
+
+
+async def start_and_leave(url: str, tool: str) -> None:
+    """Start a held turn at the agent at ``url``, read until ``tool`` runs, then walk away:
+    the turn goes on in the agent with no connection open."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        card = await A2ACardResolver(http, url).get_agent_card()
+    async with create_client(card_with_interfaces(card, "jsonrpc")) as client:
+        stream = client.send_message(request([], hold=True))
+        async for event in stream:
+            parts = event.status_update.status.message.parts
+            if parts and parts[0].text == f"Calling tool {tool}":
+                break
+        await stream.aclose()  # type: ignore[attr-defined]
 
 
 class _Ok(http.server.BaseHTTPRequestHandler):
