@@ -8,6 +8,7 @@ checked.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -23,7 +24,7 @@ from typing import Any, Final
 
 import pytest
 
-from support import agents
+from support import agents, chain
 from support.otlp import span_exporter, tracer_provider
 from support.processes import (
     PROCESS_TIMEOUT,
@@ -40,9 +41,6 @@ CALLEE: Final = "traces-callee"
 TRACES: Final = [sys.executable, "-m", "a2a_progress.cli", "traces"]
 PORT_IN_USE: Final = 10
 SDK_SCOPE: Final = "a2a-python-sdk"
-# httpx's own instrumentation, when installed, sends its POST span's context instead of the
-# bridge's CLIENT span (reported to the trace helper); these tests are about `traces`, not that.
-NO_HTTPX: Final = {"OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "httpx"}
 ROW: Final = re.compile(r"^(?P<prefix>[│├└─ ]*)(?P<name>\S.*?)\s{2,}(?P<service>\S+)\s")
 
 
@@ -155,7 +153,7 @@ def callee_exporting_to(endpoint: str, protocol: str, log: Path) -> Iterator[str
     with log.open("w") as stderr:
         process = subprocess.Popen(
             instrumented("support.zero_code_callee"),
-            env=otel_environment(CALLEE, endpoint, protocol, **NO_HTTPX),
+            env=otel_environment(CALLEE, endpoint, protocol),
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
@@ -178,7 +176,7 @@ def callee_exporting_to(endpoint: str, protocol: str, log: Path) -> Iterator[str
 def run_caller(url: str, endpoint: str, protocol: str) -> None:
     done = subprocess.run(
         instrumented("support.zero_code_caller", url, "find it"),
-        env=otel_environment(CALLER, endpoint, protocol, **NO_HTTPX),
+        env=otel_environment(CALLER, endpoint, protocol),
         capture_output=True,
         text=True,
         cwd=TESTS,
@@ -326,3 +324,76 @@ def test_a_grpc_exporter_on_the_http_port_is_told_where_to_go() -> None:
         "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"
     )
     assert traces.err.join() == [line]  # said once, though the exporter retried
+
+
+@contextlib.contextmanager
+def chain_agent(name: str, endpoint: str, protocol: str, log: Path) -> Iterator[str]:
+    """``support.chain_agent NAME --grpc`` under zero-code OTel, exporting to ``endpoint``."""
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            instrumented("support.chain_agent", name, "--grpc"),
+            env=otel_environment(f"chain-{name}", endpoint, protocol),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=TESTS,
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith("PORT "), f"{name} did not start:\n{log.read_text()}"
+            yield f"http://127.0.0.1:{int(line.split()[1])}"
+        finally:
+            process.send_signal(signal.SIGINT)  # exit hooks flush the telemetry
+            try:
+                process.wait(PROCESS_TIMEOUT)
+            finally:
+                stop(process)
+
+
+def descends(block: Block, row: Row, ancestor: Row) -> bool:
+    above = block.parent(row)
+    while above is not None and above != ancestor:
+        above = block.parent(above)
+    return above == ancestor
+
+
+def test_an_a_b_c_chain_of_agent_processes_is_one_waterfall(tmp_path: Path) -> None:
+    services = ("chain-a", "chain-b", "chain-c")
+
+    def chain_printed(lines: list[str]) -> bool:
+        return any(
+            all(service in block.title for service in services)
+            and any(row.name == "execute_tool tool_c" for row in block.rows)
+            for block in blocks(lines)
+        )
+
+    with running_traces("--quiet-period", "1") as traces:
+        grpc = f"http://{traces.grpc}"
+        with (
+            chain_agent("c", traces.http, "http/protobuf", tmp_path / "c.log") as c,
+            chain_agent("b", grpc, "grpc", tmp_path / "b.log") as b,
+            chain_agent("a", traces.http, "http/protobuf", tmp_path / "a.log") as a,
+        ):
+            events = asyncio.run(chain.send(a, chain.request([b, c], "grpc")))
+            assert events[-1].status_update.status.message.parts[0].text == "a done"
+            lines = traces.out.wait_for(chain_printed)
+        traces.process.send_signal(signal.SIGINT)
+        assert traces.process.wait(PROCESS_TIMEOUT) == 0, traces.err.text
+
+    [*_, block] = [b for b in blocks(lines) if all(s in b.title for s in services)]
+    assert block.rows[0].depth == 0
+    assert block.rows[0].service == "chain-a"
+    # Each agent's own tool (a caller also draws the tool it saw its callee run).
+    tools = {name: block.find(f"execute_tool tool_{name}", f"chain-{name}") for name in "abc"}
+    own_work = {name: block.find(f"{name} own work", f"chain-{name}") for name in "abc"}
+    for name in "abc":
+        assert block.parent(own_work[name]) == tools[name]
+    # B's turn as it served A (under A's tool), and as it called C (under B's own tool).
+    served, calling = [
+        r for r in block.rows if r.name == "SendStreamingMessage" and r.service == "chain-b"
+    ]
+    assert descends(block, served, tools["a"])
+    assert descends(block, tools["b"], served)
+    assert descends(block, calling, tools["b"])
+    assert descends(block, tools["c"], calling)
