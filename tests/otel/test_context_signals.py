@@ -73,7 +73,9 @@ def test_other_threads_leave_signals_alone(telemetry: Telemetry, sigterm_restore
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
-def test_a_second_instrument_starts_with_a_new_bridge(telemetry: Telemetry) -> None:
+def test_a_second_instrument_starts_with_a_new_bridge(
+    telemetry: Telemetry, caplog: pytest.LogCaptureFixture
+) -> None:
     first = telemetry.instrumentor.bridge
     assert first is not None
     first.warn_once("somewhere")  # logged once, remembered by this bridge only
@@ -84,4 +86,9 @@ def test_a_second_instrument_starts_with_a_new_bridge(telemetry: Telemetry) -> N
     assert not first.active
     assert second.live_turns == []
     assert second.turns_by_task == {}
-    assert "somewhere" not in second._warned
+    caplog.clear()
+    first.warn_once("somewhere")
+    second.warn_once("somewhere")
+    assert [record.getMessage() for record in caplog.records] == [
+        "a2a-progress telemetry error in somewhere (logged once)"
+    ]
