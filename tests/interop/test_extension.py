@@ -1,0 +1,170 @@
+"""The progress envelope as a declared A2A extension, on a real a2a-sdk server over HTTP."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from a2a.client import A2ACardResolver
+from a2a.client.client import ClientCallContext
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentInterface,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+)
+from starlette.applications import Starlette
+
+from a2a_progress import (
+    PROGRESS_EXTENSION_URI,
+    ProgressEmitter,
+    ProgressUpdate,
+    TurnOutcome,
+    declares_progress_extension,
+    follow,
+    open_task,
+    progress_extension,
+    request_progress_extension,
+)
+from a2a_progress.extension import progress_extension_requested
+from a2a_progress.serve import create_client
+from support.asgi import loopback_server
+
+
+class RecordingAgent(AgentExecutor):
+    """Emits one tool call and records whether each caller asked for the extension."""
+
+    def __init__(self) -> None:
+        self.requested: list[bool] = []
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        self.requested.append(progress_extension_requested(context))
+        updater = await open_task(context, event_queue)
+        async with ProgressEmitter(updater) as progress:
+            async with progress.tool_call("lookup", "call-1"):
+                pass
+            await progress.complete("ok")
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def card(url: str, extensions: list[AgentExtension]) -> AgentCard:
+    return AgentCard(
+        name="extension agent",
+        description="declares what it sends",
+        version="1",
+        supported_interfaces=[
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(streaming=True, extensions=extensions),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="s", name="s", description="s", tags=["t"])],
+    )
+
+
+class Served:
+    def __init__(self, url: str, agent: RecordingAgent, declared: bool) -> None:
+        self.url = url
+        self.agent = agent
+        self.declared = declared
+
+
+@pytest.fixture(params=[True, False], ids=["declared", "undeclared"])
+async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
+    agent = RecordingAgent()
+    extensions = [progress_extension()] if request.param else []
+
+    def app(port: int) -> Any:
+        agent_card = card(f"http://127.0.0.1:{port}", extensions)
+        handler = DefaultRequestHandler(agent, InMemoryTaskStore(), agent_card)
+        return Starlette(
+            routes=[*create_agent_card_routes(agent_card), *create_jsonrpc_routes(handler, "/")]
+        )
+
+    async with loopback_server(app) as url:
+        yield Served(url, agent, declared=bool(request.param))
+
+
+async def fetched_card(url: str) -> AgentCard:
+    async with httpx.AsyncClient() as http:
+        return await A2ACardResolver(http, url).get_agent_card()
+
+
+def message() -> SendMessageRequest:
+    return SendMessageRequest(
+        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text="go")])
+    )
+
+
+async def test_the_served_card_says_whether_the_agent_declares_it(served: Served) -> None:
+    fetched = await fetched_card(served.url)
+    assert declares_progress_extension(fetched) is served.declared
+    assert len(fetched.capabilities.extensions) == (1 if served.declared else 0)
+    if served.declared:
+        [extension] = fetched.capabilities.extensions
+        assert extension.uri == PROGRESS_EXTENSION_URI
+        assert extension.required is False
+        assert dict(extension.params) == {"metadataKey": "tfrs", "envelopeVersion": "1"}
+
+
+async def test_a_caller_asks_for_it_and_the_agent_sees_the_request(served: Served) -> None:
+    agent_card = await fetched_card(served.url)
+    async with create_client(agent_card) as client:
+        asking = client.send_message(message(), context=request_progress_extension())
+        asked = [u async for u in follow(asking)]
+        plain = [u async for u in follow(client.send_message(message()))]
+    assert served.agent.requested == [True, False]
+    # The wire format is the same either way: the extension declares what is sent anyway.
+    for updates in (asked, plain):
+        kinds = [
+            (u.envelope.kind.value, u.envelope.status.value)
+            for u in updates
+            if isinstance(u, ProgressUpdate)
+        ]
+        assert kinds == [("tool_call", "running"), ("tool_call", "done")]
+        assert isinstance(updates[-1], TurnOutcome)
+        assert updates[-1].succeeded
+
+
+def test_requesting_keeps_the_callers_other_parameters() -> None:
+    base = ClientCallContext(
+        service_parameters={"Authorization": "Bearer x", "A2A-Extensions": "https://ex/a"},
+        timeout=5.0,
+    )
+    context = request_progress_extension(base)
+    assert context.timeout == 5.0
+    assert context.service_parameters is not None
+    assert context.service_parameters["Authorization"] == "Bearer x"
+    assert set(context.service_parameters["A2A-Extensions"].split(",")) == {
+        "https://ex/a",
+        PROGRESS_EXTENSION_URI,
+    }
+    assert base.service_parameters == {
+        "Authorization": "Bearer x",
+        "A2A-Extensions": "https://ex/a",
+    }
+    twice = request_progress_extension(context)
+    assert twice.service_parameters == context.service_parameters
+
+
+def test_the_uri_is_versioned_and_required_is_opt_in() -> None:
+    assert PROGRESS_EXTENSION_URI.endswith("/progress-envelope/v1")
+    assert progress_extension(required=True).required is True
+    other = AgentCard(capabilities=AgentCapabilities(extensions=[AgentExtension(uri="x:y")]))
+    assert not declares_progress_extension(other)
+    assert not declares_progress_extension(AgentCard())
