@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import re
-import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serve import create_client
+from support.processes import free_port
 
 ANSI: Final = re.compile(r"\x1b\[")
 CARD_PATH: Final = "/.well-known/agent-card.json"
@@ -125,12 +125,8 @@ class RunningCli:
         return CliResult(code, self.stdout.text, self.stderr.text)
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (it was free a moment ago)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+# A loopback port nothing listens on (it was free a moment ago).
+closed_port = free_port
 
 
 @contextlib.contextmanager

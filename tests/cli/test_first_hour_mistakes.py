@@ -4,6 +4,7 @@ never a traceback or a library's raw text — checked against real servers and s
 import pytest
 from cli_support import CARD_PATH, PlainTextAgent, closed_port, run_cli, web_server
 
+from a2a_progress.cli.arguments import header
 from a2a_progress.cli.errors import ExitCode
 from a2a_progress.serving import serve_agent
 from support.listeners import NOT_HTTP, tcp_listener
@@ -146,3 +147,32 @@ async def test_nothing_listening_says_so(monkeypatch: pytest.MonkeyPatch) -> Non
     result.assert_one_line_error(
         ExitCode.UNREACHABLE, f"cannot reach {url}", "nothing is listening", "connection refused"
     )
+
+
+async def test_a_host_that_does_not_exist(monkeypatch: pytest.MonkeyPatch) -> None:
+    # .invalid never resolves (RFC 2606).
+    result = await run_cli(monkeypatch, "watch", "http://agent.invalid:9999", "hi")
+    result.assert_one_line_error(ExitCode.UNREACHABLE, "no such host 'agent.invalid'")
+    assert_no_raw_text(result.stderr)
+
+
+@pytest.mark.parametrize(
+    ("given", "parsed"),
+    [
+        ("Authorization=Bearer a=b", ("Authorization", "Bearer a=b")),
+        ("Authorization: Bearer a=b", ("Authorization", "Bearer a=b")),  # curl -H style
+        ("X-Callback=http://host:1/x", ("X-Callback", "http://host:1/x")),
+        ("X-Empty=", ("X-Empty", "")),
+    ],
+)
+def test_headers_as_name_equals_value_or_curl_style(given: str, parsed: tuple[str, str]) -> None:
+    assert header(given) == parsed
+
+
+@pytest.mark.parametrize("given", ["s3cr3t", "=value", ": value", "Bad Name=x"])
+async def test_a_header_without_a_name_is_refused_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    result = await run_cli(monkeypatch, "watch", "http://127.0.0.1:1", "hi", "--header", given)
+    result.assert_one_line_error(ExitCode.USAGE, "--header", "NAME=VALUE")
+    assert given not in result.stderr

@@ -90,9 +90,37 @@ def non_negative(value: str) -> float:
 
 
 def header(value: str) -> tuple[str, str]:
-    """An argument type: ``NAME=VALUE``."""
-    name, sep, content = value.partition("=")
-    if not sep or not name.strip():
+    """An argument type: ``NAME=VALUE``, or ``NAME: VALUE`` as curl's ``-H`` writes it."""
+    equals, colon = value.find("="), value.find(":")
+    at = colon if colon != -1 and (equals == -1 or colon < equals) else equals
+    name = value[:at].strip() if at > 0 else ""
+    if not name or any(char.isspace() for char in name):
         # Never echo the argument: it may be a credential typed without its name.
-        raise argparse.ArgumentTypeError("must be NAME=VALUE")
-    return name.strip(), content
+        raise argparse.ArgumentTypeError("must be NAME=VALUE (or NAME: VALUE)")
+    content = value[at + 1 :]
+    # "Name: value" has a space after the colon that is not part of the value.
+    return name, content.strip() if at == colon else content
+
+
+def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
+    """How a command reaches an agent: ``URL`` and ``--transport``, ``--header``, ``--timeout``."""
+    parser.add_argument("url", metavar="URL", help="the agent's base URL, or its agent card's")
+    parser.add_argument(
+        "--transport", choices=TRANSPORT_CHOICES, help="call over this (default: the card's first)"
+    )
+    parser.add_argument(
+        "--header",
+        type=header,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="send this header with every request (repeatable), e.g. for auth; values are "
+        "never printed",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive,
+        default=30.0,
+        metavar="SECONDS",
+        help="give up when the agent is silent this long (default: %(default)s)",
+    )

@@ -17,7 +17,7 @@ from a2a.client import Client
 from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, TaskState
 
 from a2a_progress.cli.agent_client import agent_errors, fetch_card, only_transport, open_client
-from a2a_progress.cli.arguments import TRANSPORT_CHOICES, Commands, header, positive, usage_error
+from a2a_progress.cli.arguments import Commands, add_agent_arguments, usage_error
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
 from a2a_progress.cli.reach import check_agent_url
 from a2a_progress.consumer import TERMINAL_STATES
@@ -33,26 +33,8 @@ def register(commands: Commands) -> None:
         description="Ask the A2A agent at URL to cancel the task TASK_ID (e.g. one you stopped "
         "watching with Ctrl-C). Exit 0 once it is canceled; 11 when it had already ended.",
     )
-    cancel.add_argument("url", metavar="URL", help="the agent's base URL, or its agent card's")
+    add_agent_arguments(cancel)
     cancel.add_argument("task_id", metavar="TASK_ID", help="the task to cancel")
-    cancel.add_argument(
-        "--transport", choices=TRANSPORT_CHOICES, help="call over this (default: the card's first)"
-    )
-    cancel.add_argument(
-        "--header",
-        type=header,
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="send this header with every request (repeatable); values are never printed",
-    )
-    cancel.add_argument(
-        "--timeout",
-        type=positive,
-        default=30.0,
-        metavar="SECONDS",
-        help="give up when the agent is silent this long (default: %(default)s)",
-    )
 
 
 def _run(args: argparse.Namespace) -> int:
