@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import threading
-import uuid
 from dataclasses import dataclass
 
 import httpx
@@ -20,10 +19,8 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import (
     AgentCard,
     GetTaskRequest,
-    Message,
     Part,
     Role,
-    SendMessageRequest,
     StreamResponse,
     TaskState,
 )
@@ -39,6 +36,7 @@ from a2a_progress.serving import (
     create_client,
     serve_agent,
     serve_forever,
+    user_message,
 )
 
 TFRS = '{"x":1}'
@@ -122,12 +120,6 @@ class HangingExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         raise NotImplementedError
-
-
-def user_message(text: str) -> SendMessageRequest:
-    return SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    )
 
 
 def state_of(event: StreamResponse) -> int | None:
@@ -378,3 +370,14 @@ async def test_client_closes_its_http_connections(
 def test_the_old_module_still_exports_every_name() -> None:
     for name in a2a_progress.serve.__all__:
         assert getattr(a2a_progress.serve, name) is getattr(a2a_progress.serving, name)
+
+
+def test_user_message_starts_or_continues_a_turn() -> None:
+    first, second = user_message("hi"), user_message("hi")
+    assert first.message.role == Role.ROLE_USER
+    assert [part.text for part in first.message.parts] == ["hi"]
+    assert first.message.message_id != second.message.message_id
+    assert not first.HasField("configuration")
+    follow_up = user_message("yes", context_id="ctx", task_id="task", return_immediately=True)
+    assert (follow_up.message.context_id, follow_up.message.task_id) == ("ctx", "task")
+    assert follow_up.configuration.return_immediately

@@ -27,11 +27,12 @@ interface it picks decides between the 1.0 transport and the v0.3 "Compat" one.
 
 Modules: `transports` (the transport table and the card filter), `card` (`build_agent_card`),
 `server` (`serve_agent`, `serve_forever`), `http_server` (uvicorn inside the event loop),
-`client` (`create_client`).
+`client` (`create_client`), `requests` (`user_message`, the request that starts a turn).
 """
 
 from a2a_progress.serving.card import REST_PATH, build_agent_card
 from a2a_progress.serving.client import create_client
+from a2a_progress.serving.requests import user_message
 from a2a_progress.serving.server import ServedAgent, ServeOptions, serve_agent, serve_forever
 from a2a_progress.serving.transports import (
     BINDINGS,
@@ -54,4 +55,5 @@ __all__ = [
     "serve_agent",
     "serve_forever",
     "transport_of",
+    "user_message",
 ]
