@@ -47,6 +47,7 @@ from a2a_progress.cli.json_view import JsonLines, error_json
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.reach import check_agent_url
 from a2a_progress.cli.turn import TaskRef, exit_code_of, follow_turn, user_message
+from a2a_progress.cli.view.web import add_web_arguments, web_panel, web_port
 from a2a_progress.consumer import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
@@ -116,6 +117,7 @@ def register(commands: Commands) -> None:
         metavar="SECONDS",
         help="give up when the agent is silent this long (default: %(default)s)",
     )
+    add_web_arguments(watch)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -141,6 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         interval=DEFAULT_INTERVAL if args.interval is None else args.interval,
         headers=dict(args.header),
         timeout=args.timeout,
+        web_port=web_port(args),
     )
     return asyncio.run(run_watch(options, output_console(), sys.stdout))
 
@@ -158,6 +161,7 @@ class WatchOptions:
     interval: float = DEFAULT_INTERVAL
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
+    web_port: int | None = None  # --web: serve the panel on this port (0: a free one)
 
 
 async def _send_then_poll(
@@ -223,7 +227,7 @@ async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> 
     """Run ``watch``; return the exit code. Failures raise :class:`CliError`."""
     json_lines = JsonLines(stdout) if options.json else None
     try:
-        outcome = await _watch(options, console, json_lines)
+        outcome = await _watch(options, console, json_lines, stdout)
     except CliError as error:
         if json_lines is not None:
             json_lines.write(error_json(error))
@@ -232,7 +236,7 @@ async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> 
 
 
 async def _watch(
-    options: WatchOptions, console: Console, json_lines: JsonLines | None
+    options: WatchOptions, console: Console, json_lines: JsonLines | None, stdout: TextIO
 ) -> TurnOutcome:
     card = await fetch_card(options.url, headers=options.headers, timeout_seconds=options.timeout)
     if options.transport is not None:
@@ -249,13 +253,28 @@ async def _watch(
     async with client:
         ended = await _ended_task(client, options)
         events = _replay(ended) if ended is not None else _events(client, options)
+        # --web: the page's URL goes where the output goes (stderr under --json: JSON only).
+        web = web_panel(
+            options.web_port,
+            out=sys.stderr if json_lines is not None else stdout,
+            title=card.name or options.url,
+            request=options.message or "",
+        )
         try:
-            if json_lines is not None:
-                json_lines.progress_extension = declares_progress_extension(card)
-                return await follow_turn(client, events, json_lines, url=options.url, task=task)
-            _announce(console, card, options, ended)
-            with LiveView(console, title=card.name or options.url) as view:
-                return await follow_turn(client, events, view, url=options.url, task=task)
+            async with web as panel:
+                if json_lines is not None:
+                    json_lines.progress_extension = declares_progress_extension(card)
+                    outcome = await follow_turn(
+                        client, events, panel.tee(json_lines), url=options.url, task=task
+                    )
+                else:
+                    _announce(console, card, options, ended)
+                    with LiveView(console, title=card.name or options.url) as view:
+                        outcome = await follow_turn(
+                            client, events, panel.tee(view), url=options.url, task=task
+                        )
+                await panel.hold()
+                return outcome
         except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels this task
             if task.id is None:
                 raise

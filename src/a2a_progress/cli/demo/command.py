@@ -14,6 +14,7 @@ from a2a_progress.cli.arguments import (
 )
 from a2a_progress.cli.console import output_console
 from a2a_progress.cli.demo.agent import DEMO_QUESTION
+from a2a_progress.cli.view.web import add_web_arguments, web_port
 
 DEFAULT_TRACE_FILE = "a2a-progress-trace.json"
 
@@ -55,11 +56,14 @@ def register(commands: Commands) -> None:
         metavar="SECONDS",
         help="with --remote: run a turn every SECONDS until stopped",
     )
+    add_web_arguments(demo)
 
 
 def _run(args: argparse.Namespace) -> int:
     if args.every is not None and args.remote is None:
         usage_error(args, "--every needs --remote")
+    if web_port(args) is not None and args.remote is not None:
+        usage_error(args, "--web shows the embedded demo's turn; it does not go with --remote")
     # Imported here: the OTLP receiver and exporters are only needed once the demo runs.
     from a2a_progress.cli.demo.run import DemoOptions, run_demo
 
@@ -70,5 +74,6 @@ def _run(args: argparse.Namespace) -> int:
         pace=args.pace,
         transport=args.transport,
         message=args.message or DEMO_QUESTION,
+        web_port=web_port(args),
     )
     return asyncio.run(run_demo(options, output_console()))

@@ -53,6 +53,7 @@ from a2a_progress.cli.errors import CliError
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.telemetry import Telemetry, start_telemetry
 from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
+from a2a_progress.cli.view.web import WebPanel, web_panel
 from a2a_progress.consumer import TurnOutcome
 from a2a_progress.extension import request_progress_extension
 from a2a_progress.otlp import OtlpReceiver
@@ -72,6 +73,7 @@ class DemoOptions:
     pace: float = 1.0
     transport: Transport | None = None
     message: str = DEMO_QUESTION
+    web_port: int | None = None  # --web: serve the panel on this port (0: a free one)
 
 
 async def run_demo(options: DemoOptions, console: Console) -> int:
@@ -93,6 +95,14 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
             "inside one of them, consults a third agent; every agent traces them.",
         )
     )
+    async with web_panel(options.web_port, out=console.file, request=options.message) as panel:
+        outcome = await _run_agents(options, console, panel)
+        await panel.hold()
+    return exit_code_of(outcome)
+
+
+async def _run_agents(options: DemoOptions, console: Console, panel: WebPanel) -> TurnOutcome:
+    """Start the demo agents, run the turn, show its trace; return how the turn ended."""
     receiver = OtlpReceiver("127.0.0.1", http_port=0, grpc_port=None).start()
     try:
         traces_url = f"{receiver.http_endpoint}/v1/traces"
@@ -110,7 +120,13 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
             )
             async with agent_processes([callee, auditor]) as (served, consulted):
                 outcome, trace_id = await _turn(
-                    served.url, options, console, telemetry, pid=served.pid, consults=consulted
+                    served.url,
+                    options,
+                    console,
+                    telemetry,
+                    pid=served.pid,
+                    consults=consulted,
+                    panel=panel,
                 )
             telemetry.flush()
             show_trace(
@@ -125,7 +141,7 @@ async def _run_embedded(options: DemoOptions, console: Console) -> int:
             telemetry.close()
     finally:
         receiver.stop()
-    return exit_code_of(outcome)
+    return outcome
 
 
 def _agent_spec(
@@ -160,12 +176,15 @@ async def _turn(
     *,
     pid: int | None = None,
     consults: Served | None = None,
+    panel: WebPanel | None = None,
 ) -> tuple[TurnOutcome, str]:
     """Send the demo question to the callee at ``url`` and show the turn; return it and its
     trace id (hex)."""
     card = await fetch_card(url, headers={}, timeout_seconds=_CALL_TIMEOUT)
     if options.transport is not None:
         card = only_transport(card, options.transport)
+    if panel is not None:
+        panel.describe(card.name)
     process = f" (pid {pid})" if pid is not None else ""
     chosen = chosen_interface(card)
     others = [name for name in offered_transports(card) if chosen is None or name != chosen[0]]
@@ -191,7 +210,8 @@ async def _turn(
                 events = client.send_message(
                     user_message(options.message), context=request_progress_extension()
                 )
-                outcome = await follow_turn(client, events, view, url=url)
+                sink = view if panel is None else panel.tee(view)
+                outcome = await follow_turn(client, events, sink, url=url)
     return outcome, trace_id
 
 

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import AsyncIterator
-from typing import TextIO
+from typing import IO
 
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.view.sink import ProgressSink, Update
@@ -69,7 +69,7 @@ class _Tee:
 class WebPanel:
     """The served panel of one turn (or nothing, without ``--web``)."""
 
-    def __init__(self, relay: ProgressRelay | None, url: str | None, out: TextIO) -> None:
+    def __init__(self, relay: ProgressRelay | None, url: str | None, out: IO[str]) -> None:
         self.relay = relay
         self.url = url
         self._out = out
@@ -102,7 +102,7 @@ class WebPanel:
 
 @contextlib.asynccontextmanager
 async def web_panel(
-    port: int | None, *, out: TextIO, title: str = "", request: str = ""
+    port: int | None, *, out: IO[str], title: str = "", request: str = ""
 ) -> AsyncIterator[WebPanel]:
     """Serve the panel on 127.0.0.1:``port`` (None: no panel) and print its URL on ``out``.
 
