@@ -8,28 +8,17 @@ The README's quick-start blocks are these files, byte for byte.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Final
 
-import pytest
-
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from support.examples import EXAMPLES, ROOT, TIMEOUT, environment, serving
 from support.otlp import bridge_spans
 
-ROOT: Final = Path(__file__).resolve().parents[2]
-EXAMPLES: Final = ROOT / "examples"
-BIN: Final = Path(sys.executable).parent
-TIMEOUT: Final = 60
 A2A_SDK_SCOPE: Final = "a2a-python-sdk"
-SERVING: Final = re.compile(r"agent card (http://\S+)/\.well-known/agent-card\.json")
 
 CALLEE_OUTPUT: Final = """\
   1 thinking           running  The user wants the deploy status; check CI first.
@@ -45,43 +34,6 @@ HANDWRITTEN_OUTPUT: Final = """\
   4 text               running  Order 42 shipped yesterday.
 TASK_STATE_COMPLETED: Your order shipped yesterday.
 """
-
-
-def environment(**extra: str) -> dict[str, str]:
-    """A user's shell: the virtualenv first on PATH, no OpenTelemetry settings of this run."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.update(extra)
-    return env
-
-
-@contextlib.contextmanager
-def serving(example: str) -> Iterator[str]:
-    """Run ``examples/<example>`` on a free port; its base URL, from the line it logs."""
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLES / example), "--port", "0"],
-        env=environment(),
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        seen = []
-        for line in process.stderr:
-            seen.append(line)
-            found = SERVING.search(line)
-            if found:
-                yield found.group(1)
-                break
-        else:
-            pytest.fail(f"{example} did not start:\n{''.join(seen)}")
-    finally:
-        process.send_signal(signal.SIGTERM)  # serve_forever stops on it and returns
-        try:
-            assert process.wait(TIMEOUT) == 0
-        finally:
-            process.kill()
 
 
 def ask(url: str, question: str) -> subprocess.CompletedProcess[str]:

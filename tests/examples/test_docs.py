@@ -1,0 +1,68 @@
+"""``docs/json-output.md`` lists exactly the fields ``watch --json`` writes: a real watch of the
+example callee (and of a port nobody listens on) is compared with the doc's tables, so neither
+can change without the other."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+from typing import Any, Final
+
+from support.examples import BIN, ROOT, TIMEOUT, environment, serving
+
+DOC: Final = ROOT / "docs" / "json-output.md"
+WATCH: Final = BIN / "a2a-progress"
+
+
+def documented_fields() -> dict[str, set[str]]:
+    """The field names of each table of the doc, by the heading above the table."""
+    tables: dict[str, set[str]] = {}
+    heading = ""
+    for line in DOC.read_text().splitlines():
+        if line.startswith("#"):
+            heading = line.strip("# ").strip()
+        found = re.match(r"\| `(\w+)` \|", line)
+        if found:
+            tables.setdefault(heading, set()).add(found.group(1))
+    return tables
+
+
+def watch_json(*args: str) -> tuple[int, list[dict[str, Any]]]:
+    done = subprocess.run(
+        [str(WATCH), "watch", *args, "--json"],
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_the_doc_lists_every_field_watch_writes_and_no_other() -> None:
+    with serving("callee.py") as url:
+        code, objects = watch_json(url, "Why is the deploy blocked?")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        unreachable = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    error_code, errors = watch_json(unreachable, "anyone?")
+
+    assert code == 0
+    assert [obj["type"] for obj in objects] == ["progress"] * 4 + ["outcome"]
+    assert error_code == 7
+    [error] = errors
+    progress = objects[:-1]
+    calls = [obj["call"] for obj in progress if obj["call"] is not None]
+    calls += [call for obj in progress for call in obj["closed"]]
+    assert calls
+
+    tables = documented_fields()
+    assert tables["`progress`"] == set().union(*progress)
+    assert tables["`outcome`"] == set(objects[-1])
+    assert tables["`error`"] == set(error)
+    assert tables["Tool call objects (`call`, `closed`)"] == set().union(*calls)
+    assert all(obj["v"] == 1 for obj in [*objects, error])
+    assert objects[-1]["exit_code"] == code
+    assert error["exit_code"] == error_code

@@ -1,0 +1,59 @@
+"""Running the files of ``examples/`` as a user would: a shell's environment, a callee on a free
+port found by the line it logs. Shared by ``tests/examples``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+EXAMPLES: Final = ROOT / "examples"
+BIN: Final = Path(sys.executable).parent
+TIMEOUT: Final = 60
+SERVING: Final = re.compile(r"agent card (http://\S+)/\.well-known/agent-card\.json")
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """A user's shell: the virtualenv first on PATH, no OpenTelemetry settings of this run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def serving(example: str) -> Iterator[str]:
+    """Run ``examples/<example>`` on a free port; its base URL, from the line it logs."""
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLES / example), "--port", "0"],
+        env=environment(),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            found = SERVING.search(line)
+            if found:
+                yield found.group(1)
+                break
+        else:
+            pytest.fail(f"{example} did not start:\n{''.join(seen)}")
+    finally:
+        process.send_signal(signal.SIGTERM)  # serve_forever stops on it and returns
+        try:
+            assert process.wait(TIMEOUT) == 0
+        finally:
+            process.kill()
