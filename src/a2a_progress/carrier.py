@@ -7,6 +7,7 @@ unpacks the A2A event union: everything above the wire reads an :class:`EventVie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final, NamedTuple
 
@@ -64,6 +65,11 @@ def envelope_part(envelope_json: str, fallback: str) -> Part:
 def _has_envelope(part: Part) -> bool:
     """Whether the Part carries ``metadata["tfrs"]`` at all (whatever its value, even null)."""
     return part.HasField("metadata") and TFRS_KEY in part.metadata
+
+
+def carries_envelope(parts: Sequence[Part]) -> bool:
+    """Whether any of ``parts`` carries ``metadata["tfrs"]`` (usable or not)."""
+    return any(_has_envelope(part) for part in parts)
 
 
 def raw_envelope(part: Part) -> object:

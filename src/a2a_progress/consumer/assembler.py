@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from a2a.types.a2a_pb2 import Message, Role, TaskState, TaskStatus
+from a2a.types.a2a_pb2 import Artifact, Message, Role, TaskState, TaskStatus
+from google.protobuf.struct_pb2 import Struct  # type: ignore[import-untyped]
 
 from a2a_progress.carrier import (
     A2AEvent,
     EventKind,
     EventView,
+    carries_envelope,
     message_text,
     read_message,
     read_part,
@@ -38,6 +40,7 @@ from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord
 from a2a_progress.consumer.turn import Turn, current_turn_messages
 from a2a_progress.consumer.updates import ProgressUpdate, TurnOutcome, Update, accepted_update
+from a2a_progress.dialects import DialectReading, TurnDialects, fallback_text, resolve_dialects
 from a2a_progress.envelope import Envelope, Kind
 
 # Protobuf enum attributes are looked up by Python code (~1 us each on a slow machine): the
@@ -85,6 +88,10 @@ class ProgressAssembler:
             there but unusable), or discarded (duplicate, stale, after_terminal) — e.g. for
             metrics. The one place outcomes are reported.
         on_discard: the same reports, discards only.
+        dialects: which dialects to read working updates that carry no envelope in (e.g.
+            ``"adk,gemini-cli"``, ``"none"``; see :mod:`a2a_progress.dialects`); default: the
+            ``A2A_PROGRESS_DIALECTS`` environment variable, else all. An update that carries an
+            envelope is never read as a dialect.
 
     ``last_outcome`` is the latest outcome reported in the latest :meth:`feed` (any degraded
     update reads ``degraded``); ``last_event`` the :class:`~a2a_progress.carrier.EventView` of
@@ -100,8 +107,10 @@ class ProgressAssembler:
         finished_memory: int = 4096,
         on_outcome: OutcomeHook | None = None,
         on_discard: OutcomeHook | None = None,
+        dialects: str | Iterable[str] | None = None,
     ) -> None:
         self._on_outcome = _outcome_hook(on_outcome, on_discard)
+        self._dialects = resolve_dialects(dialects)
         self._window = reorder_window
         self._window_mask = (1 << reorder_window) - 1
         self._max_streams = max_streams
@@ -116,6 +125,11 @@ class ProgressAssembler:
     def last_outcome(self) -> Outcome:
         """What the latest :meth:`feed` did (accepted, duplicate, degraded, ..., or none)."""
         return Outcome.DEGRADED if self._last in REJECTIONS else self._last
+
+    @property
+    def dialects(self) -> frozenset[str]:
+        """The dialects this assembler reads."""
+        return self._dialects
 
     @property
     def live_turns(self) -> int:
@@ -263,14 +277,24 @@ class ProgressAssembler:
             updates += self._progress(turn, message, None, True)
         for artifact in task.artifacts:
             turn.reply.put(artifact)
+            # An artifact already seen as an update is not read as a dialect a second time.
+            if self._dialects and turn.message_ids.add(f"artifact:{artifact.artifact_id}"):
+                updates += self._artifact_dialect(turn, artifact, (), replayed=True)
         updates += self._status(view)
         return updates
 
     def _artifact(self, view: EventView) -> list[Update]:
         turn = self._turn(view.task_id, view.context_id)
-        if turn is not None and view.artifact is not None:
-            turn.reply.add(view.artifact, append=view.append)
-        return []
+        artifact = view.artifact
+        if turn is None or artifact is None:
+            return []
+        turn.reply.add(artifact, append=view.append)
+        if not self._dialects:
+            return []
+        turn.message_ids.add(f"artifact:{artifact.artifact_id}")
+        event = view.event
+        metadata = (event.metadata,) if event is not None and event.HasField("metadata") else ()
+        return self._artifact_dialect(turn, artifact, metadata, replayed=False)
 
     def _direct_message(self, message: Message) -> list[Update]:
         # A Message answer (no task) is the whole reply: the turn completed with it.
@@ -308,6 +332,12 @@ class ProgressAssembler:
         if message.message_id and not turn.message_ids.add(message.message_id):
             self._report(Outcome.DUPLICATE)
             return []
+        if found is None and self._dialects:
+            reading = self._dialects_of(turn).read(
+                parts, metadata=self._metadata(message, replayed)
+            )
+            if reading is not None:
+                return self._dialect_updates(turn, reading, status, replayed)
         if found is None and not text:
             return []
         self._report(Outcome.DEGRADED if found is None else outcome_of_rejection(found))
@@ -367,3 +397,48 @@ class ProgressAssembler:
             replayed,
             dialect,
         )
+
+    # -- dialects ----------------------------------------------------------------------------
+
+    def _dialects_of(self, turn: Turn) -> TurnDialects:
+        if turn.dialects is None:
+            turn.dialects = TurnDialects(self._dialects)
+        return turn.dialects
+
+    def _metadata(self, message: Message, replayed: bool) -> list[Struct]:
+        """Every metadata Struct of a working update: its event's (when live), its message's."""
+        structs: list[Struct] = []
+        event = self.last_event.event if self.last_event is not None and not replayed else None
+        if event is not None and event.HasField("metadata"):
+            structs.append(event.metadata)
+        if message.HasField("metadata"):
+            structs.append(message.metadata)
+        return structs
+
+    def _artifact_dialect(
+        self, turn: Turn, artifact: Artifact, metadata: tuple[Struct, ...], *, replayed: bool
+    ) -> list[Update]:
+        """Progress in an artifact's parts, when a dialect sends it there."""
+        if carries_envelope(artifact.parts):
+            return []
+        if artifact.HasField("metadata"):
+            metadata = (*metadata, artifact.metadata)
+        reading = self._dialects_of(turn).read(artifact.parts, metadata=metadata, artifact=True)
+        return [] if reading is None else self._dialect_updates(turn, reading, None, replayed)
+
+    def _dialect_updates(
+        self, turn: Turn, reading: DialectReading, status: TaskStatus | None, replayed: bool
+    ) -> list[Update]:
+        """The envelopes a dialect made of one update, through the same rules as real ones."""
+        if not reading.envelopes:
+            # In the dialect, but nothing new (an object resent whole): consumed, not shown.
+            self._report(Outcome.DUPLICATE)
+            return []
+        updates: list[Update] = []
+        for envelope in reading.envelopes:
+            update = self._envelope(
+                turn, envelope, fallback_text(envelope), status, replayed, reading.dialect
+            )
+            if update is not None:
+                updates.append(update)
+        return updates

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterable
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable
 
 from a2a.client import Client
 from a2a.types.a2a_pb2 import GetTaskRequest, StreamResponse, Task
@@ -18,15 +18,19 @@ async def follow(
     events: AsyncIterable[StreamResponse | Task],
     *,
     assembler: ProgressAssembler | None = None,
+    dialects: str | Iterable[str] | None = None,
 ) -> AsyncGenerator[Update, None]:
     """Yield progress and the outcome of a client call, for any event source.
 
     ``events`` is ``client.send_message(...)``, ``client.subscribe(...)`` or
     :func:`poll_task`. If the source ends with no terminal state, a final
     :class:`TurnOutcome` with ``terminal=False`` closes the open calls ``stream_closed``.
-    Errors from the source propagate.
+    Errors from the source propagate. ``dialects`` picks the dialects of the assembler
+    ``follow`` makes (see :class:`ProgressAssembler`); give either it or ``assembler``.
     """
-    assembler = assembler or ProgressAssembler()
+    if assembler is not None and dialects is not None:
+        raise ValueError("give dialects to the ProgressAssembler passed as assembler=")
+    assembler = assembler or ProgressAssembler(dialects=dialects)
     # Only the turns of this source are closed at its end: a shared assembler may be following
     # other sources' turns, which go on.
     task_ids: set[str] = set()

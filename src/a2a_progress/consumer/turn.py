@@ -1,4 +1,4 @@
-"""One live turn of a task: its ids, state, seq windows, tool calls, reply and timing."""
+"""One live turn of a task: its ids, state, seq windows, tool calls, reply, timing, dialects."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from a2a_progress.carrier import status_time
 from a2a_progress.consumer.reply import ReplyAssembly
 from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord, ToolCalls
+from a2a_progress.dialects import TurnDialects
 
 MESSAGE_IDS_KEPT = 1024
 """Message ids of plain updates remembered per turn, to consume each once."""
@@ -27,6 +28,7 @@ class Turn:
         "awaiting_start",
         "calls",
         "context_id",
+        "dialects",
         "message_ids",
         "replayed",
         "reply",
@@ -47,6 +49,7 @@ class Turn:
         self.replayed = False
         self.awaiting_start = True
         self.started_at: float | None = None
+        self.dialects: TurnDialects | None = None  # created when a dialect is first needed
 
     def seen_part_way(self, *, ended: bool) -> None:
         """The turn was first seen after its start (``ended``: after its end): a replay."""

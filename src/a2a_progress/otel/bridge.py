@@ -470,6 +470,8 @@ class TurnTelemetry:
             attributes[conv.GEN_AI_TOOL_CALL_ID] = self._name(call.tool_call_id)
         if call.stream_key is not None:
             attributes[conv.STREAM_KEY] = self._name(call.stream_key)
+        if call.dialect is not None:
+            attributes[conv.DIALECT] = call.dialect
         if self._task_id is not None:
             attributes[conv.A2A_TASK_ID] = self._task_id
         if self._context_id is not None:
