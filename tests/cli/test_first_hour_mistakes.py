@@ -3,6 +3,7 @@ never a traceback or a library's raw text — checked against real servers and s
 
 import pytest
 from cli_support import CARD_PATH, PlainTextAgent, closed_port, run_cli, web_server
+from google.protobuf.json_format import MessageToJson
 
 from a2a_progress.cli.arguments import header
 from a2a_progress.cli.errors import ExitCode
@@ -176,3 +177,22 @@ async def test_a_header_without_a_name_is_refused_without_echoing_it(
     result = await run_cli(monkeypatch, "watch", "http://127.0.0.1:1", "hi", "--header", given)
     result.assert_one_line_error(ExitCode.USAGE, "--header", "NAME=VALUE")
     assert given not in result.stderr
+
+
+@pytest.mark.parametrize("elsewhere", ["http://127.0.0.1:{port}", "http://agent.invalid:9999"])
+async def test_a_card_that_sends_calls_where_nothing_answers(
+    monkeypatch: pytest.MonkeyPatch, elsewhere: str
+) -> None:
+    # An agent bound to 0.0.0.0 or in a container advertises a URL this machine cannot call.
+    target = elsewhere.format(port=closed_port())
+    async with serve_agent(PlainTextAgent()) as served:
+        card = served.card_for("jsonrpc")
+    card.supported_interfaces[0].url = target
+    with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
+        result = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi")
+    result.assert_one_line_error(
+        ExitCode.UNREACHABLE,
+        f"cannot reach {target}",
+        f"the agent card at {url}/card.json sends calls there",
+    )
+    assert_no_raw_text(result.stderr)

@@ -215,11 +215,10 @@ def call_error(
         return CliError(
             f"{url} did not answer{_within(timeout)} (raise --timeout)", ExitCode.UNREACHABLE
         )
-    if isinstance(error, httpx.RequestError):
-        return _lost(url, network_error(url, error, timeout=timeout))
+    network = error if isinstance(error, httpx.RequestError) else error.__cause__
+    if isinstance(network, httpx.RequestError):
+        return _call_network_error(url, network, timeout)
     cause = error.__cause__
-    if isinstance(cause, httpx.RequestError):
-        return _lost(url, network_error(url, cause, timeout=timeout))
     if isinstance(cause, httpx.HTTPStatusError):
         status = cause.response.status_code
         if status >= 500:
@@ -239,6 +238,25 @@ def call_error(
     if isinstance(error, InternalError):
         return CliError(f"the agent at {url} failed (internal error)", ExitCode.UNSUPPORTED)
     return CliError(f"{url} refused: {text}", ExitCode.UNSUPPORTED)
+
+
+def _call_network_error(url: str, error: httpx.RequestError, timeout: float | None) -> CliError:
+    """A call that failed on the network: mid-call, or where the agent card points calls."""
+    try:
+        called = error.request.url
+    except RuntimeError:  # no request attached: the user's URL is all there is to name
+        return _lost(url, network_error(url, error, timeout=timeout))
+    endpoint = f"{called.scheme}://{called.netloc.decode()}"
+    if urlsplit(url).netloc == called.netloc.decode():
+        return _lost(url, network_error(url, error, timeout=timeout))
+    # The card was read at URL, but it sends calls elsewhere and that place cannot be reached:
+    # agents in containers or bound to 0.0.0.0 often advertise a URL only they can reach.
+    reached = network_error(endpoint, error, timeout=timeout)
+    return CliError(
+        f"{reached.message}; the agent card at {url} sends calls there (is the URL in the card "
+        "right for this machine?)",
+        reached.code,
+    )
 
 
 def _lost(url: str, reached: CliError) -> CliError:
