@@ -109,16 +109,18 @@ async def test_watch_json_shows_calls_running_and_finished_and_thoughts() -> Non
     # Every tool call shows running, then finished (done, or aborted for the failing one).
     statuses: dict[str, list[str]] = {}
     for line in progress:
-        envelope = line.get("envelope") or {}
-        if envelope.get("kind") == "tool_call":
-            statuses.setdefault(envelope["payload"]["tool"], []).append(envelope["status"])
+        if line["kind"] == "tool_call":
+            statuses.setdefault(line["tool"], []).append(line["status"])
+            assert line["tool_call_id"] == served.calls.ids[line["tool"]]
     assert statuses == {
         "get_deploy_status": ["running", "done"],
         "search_logs": ["running", "done"],
         "query_metrics": ["running", "aborted"],
     }
-    kinds = [(line.get("envelope") or {}).get("kind") for line in progress]
-    assert kinds.count("thinking") == 2
+    thoughts = [line["content"] for line in progress if line["kind"] == "thinking"]
+    assert thoughts[0] == THOUGHT
+    assert len(thoughts) == 2
+    assert not any(line["degraded"] for line in progress)
 
 
 async def test_instrumented_caller_makes_one_execute_tool_span_per_adk_call() -> None:
@@ -128,7 +130,7 @@ async def test_instrumented_caller_makes_one_execute_tool_span_per_adk_call() ->
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     instrumentor = A2AProgressInstrumentor()
-    instrumentor.instrument(caller_tracer_provider=provider, sides="caller")
+    instrumentor.instrument(caller_tracer_provider=provider)  # the callee side: no-op global
     try:
         async with serve_adk_agent() as served:
             card = await card_of(served.url)
