@@ -7,21 +7,18 @@ Any A2A agent works: one that sends no progress envelopes shows its working upda
 
 import asyncio
 import sys
-import uuid
 
 import httpx
 from a2a.client import A2ACardResolver
-from a2a.types import Message, Part, Role, SendMessageRequest
 
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
-from a2a_progress.serving import create_client
+from a2a_progress.serving import create_client, user_message
 
 
 async def ask(url: str, question: str) -> bool:
     async with httpx.AsyncClient() as http:
         card = await A2ACardResolver(http, url).get_agent_card()
-    message = Message(role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=question)])
-    request = SendMessageRequest(message=message)
+    request = user_message(question)  # a SendMessageRequest with a new user message
     succeeded = False
     async with create_client(card) as client:  # the card picks the transport
         async for update in follow(client.send_message(request)):  # or client.subscribe(...)
