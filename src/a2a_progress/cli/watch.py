@@ -35,9 +35,8 @@ from a2a_progress.cli.agent_client import (
 )
 from a2a_progress.cli.arguments import (
     PROG,
-    TRANSPORT_CHOICES,
     Commands,
-    header,
+    add_agent_arguments,
     positive,
     usage_error,
 )
@@ -73,11 +72,8 @@ def register(commands: Commands) -> None:
         "a2a-progress envelopes, its plain-text updates when it does not. URL is the agent's "
         "base URL or the URL of its agent card.",
     )
-    watch.add_argument("url", metavar="URL", help="the agent's base URL, or its agent card's")
+    add_agent_arguments(watch)
     watch.add_argument("message", metavar="MESSAGE", nargs="?", help="the message to send")
-    watch.add_argument(
-        "--transport", choices=TRANSPORT_CHOICES, help="call over this (default: the card's first)"
-    )
     watch.add_argument(
         "--json",
         action="store_true",
@@ -100,22 +96,6 @@ def register(commands: Commands) -> None:
         type=positive,
         metavar="SECONDS",
         help=f"with --poll: seconds between polls (default: {DEFAULT_INTERVAL:g})",
-    )
-    watch.add_argument(
-        "--header",
-        type=header,
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="send this header with every request (repeatable), e.g. for auth; values are "
-        "never printed",
-    )
-    watch.add_argument(
-        "--timeout",
-        type=positive,
-        default=30.0,
-        metavar="SECONDS",
-        help="give up when the agent is silent this long (default: %(default)s)",
     )
     add_web_arguments(watch)
 

@@ -24,11 +24,12 @@ def register(commands: Commands) -> None:
     demo = commands.add(
         "demo",
         _run,
-        help="run a caller and a callee agent on 127.0.0.1 and show one turn, live and as a trace",
-        description="Start a demo callee agent (a child process) and a caller, both traced, on "
-        "127.0.0.1; run one turn, showing the callee's tool calls live, then the trace of both "
-        "agents. Nothing to install, no network. With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans "
-        "also go there (e.g. the docker-compose stack's collector, http://localhost:4318).",
+        help="run three traced agents on 127.0.0.1 and show one turn, live and as a trace",
+        description="Start a demo callee agent and the change auditor it consults from inside a "
+        "tool (child processes), and a caller, all traced, on 127.0.0.1; run one turn, showing "
+        "the callee's tool calls live, then the trace of all three agents. Nothing to install, "
+        "no network. With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans also go there (e.g. the "
+        "docker-compose stack's collector, http://localhost:4318).",
     )
     demo.add_argument(
         "--trace-file",
