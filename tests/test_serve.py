@@ -1,7 +1,6 @@
 """End-to-end tests of `a2a_progress.serving`: every transport, both protocol lines, clean exit."""
 
 import asyncio
-import contextlib
 import gc
 import os
 import signal
@@ -38,6 +37,7 @@ from a2a_progress.serving import (
     serve_forever,
     user_message,
 )
+from support.processes import free_port, wait_until_serving
 
 TFRS = '{"x":1}'
 COMBINATIONS = [(transport, v0_3) for transport in TRANSPORTS for v0_3 in (False, True)]
@@ -326,20 +326,10 @@ async def test_exit_ends_streams_still_in_flight() -> None:
 
 
 async def test_serve_forever_stops_on_sigterm() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     sigterm_before = signal.getsignal(signal.SIGTERM)
     server = asyncio.create_task(serve_forever(ProgressExecutor(), http_port=port, grpc_port=None))
-    card_url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"
-    async with httpx.AsyncClient() as http:
-        for _ in range(200):
-            with contextlib.suppress(httpx.TransportError):
-                if (await http.get(card_url)).status_code == 200:
-                    break
-            await asyncio.sleep(0.01)
-        else:
-            pytest.fail("serve_forever did not come up")
+    await wait_until_serving(f"http://127.0.0.1:{port}", alive=lambda: not server.done())
     os.kill(os.getpid(), signal.SIGTERM)
     await asyncio.wait_for(server, 5)  # returns normally
     assert_refused(port)

@@ -6,14 +6,19 @@ user's agents would; :func:`otel_environment` builds those variables from a clea
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
+
+import httpx
 
 TESTS: Final = Path(__file__).resolve().parent.parent
 BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opentelemetry-instrument
@@ -25,6 +30,34 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+async def wait_until_serving(
+    url: str,
+    *,
+    alive: Callable[[], bool] = lambda: True,
+    why: Callable[[], str] = lambda: "",
+    seconds: float = PROCESS_TIMEOUT,
+) -> None:
+    """Poll the agent card at ``url`` until it answers 200.
+
+    Raises:
+        RuntimeError: ``alive()`` turned false first (the server's process exited); the
+            message ends with ``why()`` (e.g. the tail of its log).
+        TimeoutError: ``seconds`` passed.
+    """
+    deadline = time.monotonic() + seconds
+    async with httpx.AsyncClient(timeout=2) as http:
+        while True:
+            if not alive():
+                raise RuntimeError(f"{url} stopped before it served: {why()}")
+            with contextlib.suppress(httpx.HTTPError):
+                response = await http.get(f"{url}/.well-known/agent-card.json")
+                if response.status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url} not serving after {seconds}s: {why()}")
+            await asyncio.sleep(0.05)
 
 
 def python_path() -> str:
