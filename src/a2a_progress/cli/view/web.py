@@ -87,13 +87,14 @@ class WebPanel:
         """Keep serving until Ctrl-C or SIGTERM (returns at once without ``--web``)."""
         if self.relay is None:
             return
-        print(f"serving {self.url} until Ctrl-C", file=self._out, flush=True)
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         signals = (signal.SIGINT, signal.SIGTERM)
         for number in signals:
             loop.add_signal_handler(number, stop.set)
         try:
+            # Said once Ctrl-C is ours to handle: pressing it after this line ends cleanly.
+            print(f"serving {self.url} until Ctrl-C", file=self._out, flush=True)
             await stop.wait()
         finally:
             for number in signals:

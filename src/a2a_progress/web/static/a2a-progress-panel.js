@@ -371,6 +371,7 @@ class A2AProgressPanel extends HTMLElement {
     li.append(row);
     const view = {
       li, glyph, state, duration, reason, started: time, ended: null, status: null,
+      recorded: null, replayed: false,
       output: null, pre: null, kept: [], partial: "", count: 0,
     };
     this._calls.set(call.index, view);
@@ -382,6 +383,9 @@ class A2AProgressPanel extends HTMLElement {
   _updateCall(call, time, reason) {
     const view = this._calls.get(call.index);
     if (!view) return;
+    // Durations the agent recorded win over arrival times (a replayed history arrives at once).
+    if (typeof call.duration === "number") view.recorded = call.duration;
+    if (call.replayed === true) view.replayed = true;
     const state = call.state === "done" || call.state === "aborted" ? call.state : "running";
     if (state === "running" || view.status !== "running") {
       if (state !== "running" && view.status === state && reason) view.reason.textContent = reason;
@@ -408,6 +412,8 @@ class A2AProgressPanel extends HTMLElement {
   }
 
   _durationText(view) {
+    if (view.status !== "running" && view.recorded !== null) return seconds(view.recorded);
+    if (view.status !== "running" && view.replayed) return "?"; // a history keeps no times
     if (view.started === null) return "";
     const end = view.ended ?? (view.status === "running" ? this._serverNow() : null);
     if (end === null) return "";
@@ -446,14 +452,18 @@ class A2AProgressPanel extends HTMLElement {
     if (outcome.state === "error") return `error: ${outcome.message}`;
     const calls = [...this._calls.values()];
     const aborted = calls.filter((view) => view.status === "aborted").length;
-    const took = this._started !== null && this._endedAt !== null
-      ? ` in ${seconds(Math.max(0, this._endedAt - this._started))}` : "";
+    let took = "";
+    if (typeof outcome.duration === "number") took = ` in ${seconds(outcome.duration)}`;
+    else if (outcome.replayed !== true && this._started !== null && this._endedAt !== null) {
+      took = ` in ${seconds(Math.max(0, this._endedAt - this._started))}`;
+    }
     if (!outcome.terminal && !(outcome.state in OUTCOME_GLYPHS)) {
       return `stream ended before the task did (last state: ${outcome.state})${took}`;
     }
     let text = `${OUTCOME_GLYPHS[outcome.state] ?? "·"} ${outcome.state}${took}  ·  `
       + plural(calls.length, "tool call");
     if (aborted) text += `, ${aborted} aborted`;
+    if (outcome.replayed === true) text += "  ·  replayed from the task's history";
     return text;
   }
 
