@@ -9,35 +9,23 @@ with what the caller's consumer saw.
 from __future__ import annotations
 
 import asyncio
-import itertools
-import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar, cast
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeVar, cast
 
 import pytest
 import pytest_asyncio
-from a2a.helpers import new_task
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import Event, EventQueue
-from a2a.server.tasks import TaskUpdater
 from a2a.types import (
     AgentCard,
-    Message,
-    Part,
-    Role,
-    SendMessageConfiguration,
-    SendMessageRequest,
     StreamResponse,
     Task,
-    TaskState,
-    TaskStatusUpdateEvent,
 )
 
-from a2a_progress import Envelope, ProgressEmitter, ProgressUpdate, TurnOutcome, decode
-from a2a_progress.carrier import raw_envelope, status_message
+from a2a_progress import Envelope, ProgressUpdate, TurnOutcome, decode
+from a2a_progress.carrier import status_message
 from a2a_progress.consumer import Update
-from a2a_progress.serve import TRANSPORTS, ServedAgent, Transport, serve_agent
+from a2a_progress.serving import TRANSPORTS, ServedAgent, Transport, serve_agent
+from support.scripted import ScriptedAgent, Turn, envelope_strings
 
 MODULE_LOOP: Final = pytest.mark.asyncio(loop_scope="module")
 """Mark for every test module here: tests share the module's loop, where its server runs."""
@@ -54,112 +42,13 @@ async def guarded(awaitable: Awaitable[T]) -> T:
 
 
 # -- the callee ---------------------------------------------------------------------------------
-
-
-class RecordingQueue(EventQueue):
-    """The executor's event queue, remembering every event enqueued through it, in order."""
-
-    def __init__(self, inner: EventQueue, log: list[Event]) -> None:
-        self._inner = inner
-        self._log = log
-
-    async def enqueue_event(self, event: Event) -> None:
-        self._log.append(event)
-        await self._inner.enqueue_event(event)
-
-
-@dataclass
-class Turn:
-    """One execution of a script: its ids, its (recording) queue and everything it enqueued."""
-
-    task_id: str
-    context_id: str
-    queue: RecordingQueue
-    events: list[Event]
-    finished: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when ``execute()`` returned or raised (also when it was cancelled)."""
-
-    @property
-    def updater(self) -> TaskUpdater:
-        return TaskUpdater(self.queue, self.task_id, self.context_id)
-
-    def emitter(self, **options: Any) -> ProgressEmitter:
-        return ProgressEmitter(self.updater, **options)
-
-    def working_messages(self) -> list[Message]:
-        """The status messages of the WORKING updates enqueued, in order."""
-        return [
-            event.status.message
-            for event in self.events
-            if isinstance(event, TaskStatusUpdateEvent)
-            and event.status.state == TaskState.TASK_STATE_WORKING
-            and event.status.HasField("message")
-        ]
-
-    def sent(self) -> list[str]:
-        """The envelope strings (``metadata["tfrs"]``) enqueued, in order."""
-        return envelope_strings(self.working_messages())
-
-    def states(self) -> list[int]:
-        """The state of every status update enqueued, in order."""
-        return [e.status.state for e in self.events if isinstance(e, TaskStatusUpdateEvent)]
-
-
-Script = Callable[[Turn], Awaitable[None]]
-
-
-class ScriptedAgent(AgentExecutor):
-    """Runs the script a test registered under the request's text.
-
-    ``cancel()`` does what a producer's executor should: it reaches the emitter that
-    ``execute()`` is using and cancels the turn, so open tool calls end ``aborted`` before the
-    CANCELED state.
-    """
-
-    def __init__(self) -> None:
-        self._scripts: dict[str, Script] = {}
-        self._names = itertools.count()
-        self.turns: dict[str, Turn] = {}
-
-    def register(self, script: Script) -> str:
-        """Make ``script`` runnable; send the returned name as the request text to run it."""
-        name = f"script-{next(self._names)}"
-        self._scripts[name] = script
-        return name
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        assert context.message is not None
-        events: list[Event] = []
-        turn = Turn(
-            context.task_id, context.context_id, RecordingQueue(event_queue, events), events
-        )
-        self.turns[turn.task_id] = turn
-        try:
-            await turn.queue.enqueue_event(
-                new_task(
-                    turn.task_id,
-                    turn.context_id,
-                    TaskState.TASK_STATE_SUBMITTED,
-                    history=[context.message],
-                )
-            )
-            await self._scripts[context.get_user_input()](turn)
-        finally:
-            turn.finished.set()
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        turn = self.turns[context.task_id]
-        queue = RecordingQueue(event_queue, turn.events)
-        emitter = ProgressEmitter.for_task(queue, turn.task_id, turn.context_id)
-        await emitter.cancel("canceled by the caller")
+# The scripted agent is tests/support's: tests register a script and send its name.
 
 
 @pytest.fixture(scope="module")
 def agent() -> ScriptedAgent:
-    return ScriptedAgent()
+    """Cancelling a turn aborts its open tool calls first, as a producer's executor should."""
+    return ScriptedAgent(cancel_open_calls=True)
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -195,28 +84,6 @@ def wire(request: pytest.FixtureRequest, served: ServedAgent) -> Wire:
 
 
 # -- the caller ---------------------------------------------------------------------------------
-
-
-def user_request(text: str, *, return_immediately: bool = False) -> SendMessageRequest:
-    request = SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    )
-    if return_immediately:
-        request.configuration.CopyFrom(SendMessageConfiguration(return_immediately=True))
-    return request
-
-
-def envelope_strings(messages: Sequence[Message]) -> list[str]:
-    """The string-valued ``metadata["tfrs"]`` of each message (first carrying Part), in order."""
-    found: list[str] = []
-    for message in messages:
-        for part in message.parts:
-            value = raw_envelope(part)
-            if value is not None:
-                if isinstance(value, str):
-                    found.append(value)
-                break
-    return found
 
 
 async def tap(

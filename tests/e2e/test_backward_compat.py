@@ -13,6 +13,8 @@ from a2a.client import ClientConfig, ClientFactory
 from a2a.helpers.proto_helpers import get_message_text
 from a2a.types import StreamResponse, TaskState
 
+from a2a_progress.serving import user_message
+
 from .conftest import (
     LONG,
     MODULE_LOOP,
@@ -22,7 +24,6 @@ from .conftest import (
     Wire,
     guarded,
     stress_script,
-    user_request,
 )
 
 pytestmark = MODULE_LOOP
@@ -37,7 +38,7 @@ async def plain_sdk_stream(wire: Wire, text: str) -> list[StreamResponse]:
         )
         client = ClientFactory(config).create(wire.card)
         try:
-            return [event async for event in client.send_message(user_request(text))]
+            return [event async for event in client.send_message(user_message(text))]
         finally:
             await client.close()
 

@@ -12,6 +12,7 @@ from a2a.types import GetTaskRequest, StreamResponse, SubscribeToTaskRequest, Ta
 
 from a2a_progress import Envelope, Kind, ProgressAssembler, Status, follow, poll_task
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 
 from .conftest import (
     MODULE_LOOP,
@@ -27,7 +28,6 @@ from .conftest import (
     outcome_of,
     progress_of,
     tap,
-    user_request,
     wire_envelopes,
 )
 
@@ -60,7 +60,7 @@ class PausedTurn:
 async def dispatch(wire: Wire, name: str, *, polling: bool) -> str:
     """Send without waiting for the turn: the answer is the SUBMITTED task. Returns its id."""
     async with create_client(wire.card, streaming=False, polling=polling) as client:
-        request = user_request(name, return_immediately=not polling)
+        request = user_message(name, return_immediately=not polling)
         events = [event async for event in client.send_message(request)]
     assert len(events) == 1
     assert events[0].WhichOneof("payload") == "task"
@@ -120,7 +120,7 @@ async def finished_turn(agent: ScriptedAgent, wire: Wire) -> Turn:
     script.resume.set()
     async with create_client(wire.card) as client:
         updates = await guarded(
-            collect(follow(client.send_message(user_request(agent.register(script)))))
+            collect(follow(client.send_message(user_message(agent.register(script)))))
         )
     turn = agent.turns[outcome_of(updates).task_id]
     await guarded(turn.finished.wait())

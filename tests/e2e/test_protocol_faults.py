@@ -23,6 +23,7 @@ from a2a_progress import (
 )
 from a2a_progress.consumer import Update
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 
 from .conftest import (
     MODULE_LOOP,
@@ -35,7 +36,6 @@ from .conftest import (
     guarded,
     outcome_of,
     progress_of,
-    user_request,
 )
 
 pytestmark = MODULE_LOOP
@@ -65,7 +65,7 @@ async def test_cancel_mid_tool_aborts_the_open_call_before_canceled(
 
     async with create_client(wire.card) as client:
         stream = follow(
-            client.send_message(user_request(agent.register(script))), assembler=assembler
+            client.send_message(user_message(agent.register(script))), assembler=assembler
         )
         consumer = asyncio.create_task(consume(stream))
         await guarded(call_seen.wait())
@@ -116,7 +116,7 @@ async def test_executor_crash_fails_the_call_after_delivering_its_progress(
 
     updates: list[Update] = []
     async with create_client(wire.card) as client:
-        stream = follow(client.send_message(user_request(agent.register(script))))
+        stream = follow(client.send_message(user_message(agent.register(script))))
         with pytest.raises(A2AError):
             await guarded(collect(stream, into=updates))
         task_id = updates[0].task_id
@@ -152,7 +152,7 @@ async def test_abandoned_stream_leaves_the_turn_running_and_the_server_healthy(
             await progress.complete("done anyway")
 
     async with create_client(wire.card) as client:
-        stream = follow(client.send_message(user_request(agent.register(script))))
+        stream = follow(client.send_message(user_message(agent.register(script))))
         async with contextlib.aclosing(stream):
             first = await guarded(anext(stream))
         assert isinstance(first, ProgressUpdate)
@@ -173,7 +173,7 @@ async def test_abandoned_stream_leaves_the_turn_running_and_the_server_healthy(
 
     async with create_client(wire.card) as client:
         again = await guarded(
-            collect(follow(client.send_message(user_request(agent.register(quick)))))
+            collect(follow(client.send_message(user_message(agent.register(quick)))))
         )
     assert outcome_of(again).reply == "still here"
 
@@ -216,7 +216,7 @@ async def test_third_party_updates_degrade_to_text_and_nothing_is_lost(
 
     async with create_client(wire.card) as client:
         updates = await guarded(
-            collect(follow(client.send_message(user_request(agent.register(script)))))
+            collect(follow(client.send_message(user_message(agent.register(script)))))
         )
 
     assert outcome_of(updates).reply == "third-party reply"

@@ -10,6 +10,7 @@ from a2a.types import StreamResponse
 from a2a_progress import EndReason, Kind, Status, follow
 from a2a_progress.envelope import SOFT_LIMIT_BYTES, utf8_size
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 
 from .conftest import (
     LONG,
@@ -28,7 +29,6 @@ from .conftest import (
     progress_of,
     stress_script,
     tap,
-    user_request,
     wire_envelopes,
 )
 
@@ -40,7 +40,7 @@ async def test_consumer_sees_exactly_what_the_producer_sent(
 ) -> None:
     seen: list[StreamResponse] = []
     async with create_client(wire.card) as client:
-        stream = client.send_message(user_request(agent.register(stress_script)))
+        stream = client.send_message(user_message(agent.register(stress_script)))
         updates = await guarded(collect(follow(tap(stream, seen))))
 
     outcome = outcome_of(updates)
