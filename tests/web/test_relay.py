@@ -8,6 +8,9 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from a2a_progress import Envelope, Kind, ProgressAssembler, ProgressUpdate, Status
 from a2a_progress.web import ProgressRelay, serve_panel
@@ -15,6 +18,7 @@ from support.web import (
     Sse,
     completed_event,
     read_stream,
+    serve_app,
     sse_events,
     text_envelope,
     until,
@@ -262,3 +266,27 @@ async def test_the_page_and_the_panel_files() -> None:
     assert style.headers["content-type"].startswith("text/css")
     assert "prefers-color-scheme: dark" in style.text
     assert missing.status_code == 404
+
+
+async def test_mounted_in_an_existing_app_under_a_path() -> None:
+    relay = ProgressRelay(title="mounted")
+    app = Starlette(
+        routes=[Route("/health", lambda request: PlainTextResponse("ok")), *relay.routes("/turn")]
+    )
+    app.mount("/progress", relay.app)
+    (update,) = ProgressAssembler().feed(working_event(TASK, text_envelope(1, "hi")))
+    relay.publish(update)
+    async with serve_app(app) as url, httpx.AsyncClient(timeout=30) as client:
+        health = await client.get(f"{url}health")
+        for prefix in ("progress", "turn"):
+            page = await client.get(f"{url}{prefix}/")
+            script = await client.get(f"{url}{prefix}/static/a2a-progress-panel.js")
+            got = await read_stream(client, f"{url}{prefix}/stream", stop_after=1)
+            assert page.status_code == script.status_code == 200
+            assert [e.event for e in got] == ["hello", "progress"]
+            assert got[0].data["title"] == "mounted"
+        bare = await client.get(f"{url}progress", follow_redirects=False)
+    assert health.text == "ok"
+    # The page links "stream" and "static/…" relatively: /progress must become /progress/.
+    assert bare.status_code in (307, 308)
+    assert bare.headers["location"].endswith("/progress/")
