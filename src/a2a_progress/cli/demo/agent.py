@@ -24,6 +24,8 @@ from a2a_progress.cli.errors import CliError
 from a2a_progress.producer import ProgressEmitter, open_task
 
 AGENT_NAME: Final = "deploy-investigator"
+SERVICE_NAME: Final = "demo-callee"
+"""Its ``service.name`` when nothing else names it."""
 AGENT_DESCRIPTION: Final = (
     "Demo SRE agent: investigates a failing deploy and streams its tool calls as progress "
     "envelopes."

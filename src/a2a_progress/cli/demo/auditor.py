@@ -15,6 +15,8 @@ from a2a.server.events import EventQueue
 from a2a_progress.producer import ProgressEmitter, open_task
 
 AUDITOR_NAME: Final = "change-auditor"
+AUDITOR_SERVICE_NAME: Final = "demo-auditor"
+"""Its ``service.name`` when nothing else names it."""
 AUDITOR_DESCRIPTION: Final = (
     "Demo audit agent: finds which change set a config key, and streams its tool calls as "
     "progress envelopes."

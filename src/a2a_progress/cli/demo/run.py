@@ -31,7 +31,9 @@ from a2a_progress.cli.agent_client import (
     open_client,
 )
 from a2a_progress.cli.demo.agent import DEMO_QUESTION
+from a2a_progress.cli.demo.agent import SERVICE_NAME as CALLEE_SERVICE
 from a2a_progress.cli.demo.auditor import AUDITOR_NAME
+from a2a_progress.cli.demo.auditor import AUDITOR_SERVICE_NAME as AUDITOR_SERVICE
 from a2a_progress.cli.demo.command import DEFAULT_TRACE_FILE
 from a2a_progress.cli.demo.processes import (
     AgentSpec,
@@ -40,8 +42,6 @@ from a2a_progress.cli.demo.processes import (
     child_environment,
     free_port,
 )
-from a2a_progress.cli.demo.serve import AUDITOR_SERVICE_NAME as AUDITOR_SERVICE
-from a2a_progress.cli.demo.serve import DEFAULT_SERVICE_NAME as CALLEE_SERVICE
 from a2a_progress.cli.demo.trace import (
     ENDPOINTS,
     ROOT_SPAN,

@@ -20,13 +20,21 @@ from typing import Final
 from a2a.server.agent_execution import AgentExecutor
 
 from a2a_progress.cli.arguments import Commands, non_negative
-from a2a_progress.cli.demo.agent import AGENT_DESCRIPTION, AGENT_NAME, DemoAgentExecutor
-from a2a_progress.cli.demo.auditor import AUDITOR_DESCRIPTION, AUDITOR_NAME, AuditorAgentExecutor
+from a2a_progress.cli.demo.agent import (
+    AGENT_DESCRIPTION,
+    AGENT_NAME,
+    SERVICE_NAME,
+    DemoAgentExecutor,
+)
+from a2a_progress.cli.demo.auditor import (
+    AUDITOR_DESCRIPTION,
+    AUDITOR_NAME,
+    AUDITOR_SERVICE_NAME,
+    AuditorAgentExecutor,
+)
 from a2a_progress.cli.telemetry import start_telemetry
 from a2a_progress.serving import serve_forever
 
-DEFAULT_SERVICE_NAME: Final = "demo-callee"
-AUDITOR_SERVICE_NAME: Final = "demo-auditor"
 AGENTS: Final = ("investigator", "auditor")
 
 
@@ -106,7 +114,7 @@ async def run_serve_demo(
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     auditing = agent == "auditor"
-    default_service = AUDITOR_SERVICE_NAME if auditing else DEFAULT_SERVICE_NAME
+    default_service = AUDITOR_SERVICE_NAME if auditing else SERVICE_NAME
     telemetry = start_telemetry(os.environ.get("OTEL_SERVICE_NAME") or default_service, otlp_http)
     executor: AgentExecutor
     if auditing:
