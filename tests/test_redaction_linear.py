@@ -35,7 +35,8 @@ PIECES = [
     "bearer ", "Bearer a", "eyJhbGciOi.", "eyJ-", "ghp_", "github_pat_", "AKIA", "SG.",
     "SG.aaaaaaaaaaaaaaaaaa.", "xoxb-", "12345678:AA", "aaa1Q~", "-----BEGIN PRIVATE KEY-----",
     "-----BEGIN PRIVATE KEY-----\n-----END", "AC0", "sk-", "sk-ant-", "dapi", "glc_", "ATATT3",
-    "hvs.", "ya29.", "dop_v1_", "pypi-AgE",
+    "hvs.", "ya29.", "dop_v1_", "pypi-AgE", "key-", "a.atlasv1.", "access_token$production$",
+    "EAA", "ATBB", "sntrys_",
 ]  # fmt: skip
 
 

@@ -216,6 +216,24 @@ _TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
     ("linear_key", r"lin_api_[A-Za-z0-9]{40}"),
     ("newrelic_key", r"NRAK-[A-Z0-9]{27}"),
     ("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[\w+/]{32,})"),
+    ("mailgun_key", r"key-[0-9a-f]{32}"),
+    ("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
+    ("figma_token", r"figd_[A-Za-z0-9_-]{40,}"),
+    ("supabase_token", r"sbp_[0-9a-f]{40}"),
+    ("netlify_token", r"nfp_[A-Za-z0-9]{36,}"),
+    ("pulumi_token", r"pul-[0-9a-f]{40}"),
+    ("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
+    ("groq_key", r"gsk_[A-Za-z0-9]{40,}"),
+    ("replicate_token", r"r8_[A-Za-z0-9]{37}"),
+    ("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
+    ("xai_key", r"xai-[A-Za-z0-9]{60,}"),
+    ("langsmith_key", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"),
+    ("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})"),
+    ("bitbucket_app_password", r"ATBB[A-Za-z0-9]{28,}"),
+    ("facebook_token", r"EAA[A-Za-z0-9]{80,}"),
+    ("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
+    ("alibaba_key_id", r"LTAI[A-Za-z0-9]{20}"),
+    ("tencent_secret_id", r"AKID[A-Za-z0-9]{32}"),
 )  # fmt: skip
 
 
@@ -224,15 +242,21 @@ _TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
 # which Python's engine tries at every position (~1 us per character of text). They are grouped
 # under a character each of the group holds, so prose without "_" or "=" skips those groups.
 _TRIGGERS: Final = (
-    ("", ("authorization", "cookie", "bearer", "aiza", "dapi", "atatt3")),
+    ("", (
+        "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
+        "akid",
+    )),
     ("-", (
         "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
-        "sk-", "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-",
+        "sk-", "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-", "key-", "pul-",
+        "pplx-", "xai-",
     )),
-    (".", ("eyj", "ya29.", "sg.", "hvs.", "hvb.", "hooks.slack.com")),
+    (".", ("eyj", "ya29.", "sg.", "hvs.", "hvb.", "hooks.slack.com", ".atlasv1.")),
     ("_", (
         "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "k_live_", "k_test_", "whsec_",
-        "npm_", "hf_", "_v1_", "shp", "dckr_pat_", "lin_api_", "glsa_", "glc_",
+        "npm_", "hf_", "_v1_", "shp", "dckr_pat_", "lin_api_", "glsa_", "glc_", "sntrys_",
+        "sntryu_", "figd_", "sbp_", "nfp_", "gsk_", "r8_", "lsv2_", "secret_", "ntn_",
+        "access_token$",
     )),
     ("=", ("sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="')),
     (":", ("://", ":aa")),

@@ -183,6 +183,12 @@ _ROWS: list[tuple[str, ...]] = [
     ("vendor", "pypi", f"pypi-AgEIcHlwaS5vcmc{TOKEN}{TOKEN}{TOKEN}", TOKEN),
     ("vendor", "telegram-bot", f"bot123456789:AAH{TOKEN}abcdefghij/sendMessage", TOKEN),
     ("vendor", "after-cjk", f"令牌是ghp_{TOKEN}abcdefghijklm。", TOKEN),
+    ("vendor", "mailgun", "MAILGUN key-3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e", "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e"),
+    ("vendor", "sentry-auth", f"SENTRY_AUTH_TOKEN sntrys_{TOKEN}{TOKEN}", TOKEN),
+    ("vendor", "groq", f"groq client key gsk_{TOKEN}{TOKEN}abcdefgh", TOKEN),
+    ("vendor", "langsmith", "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", "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e"),
+    ("vendor", "terraform-cloud", f"credentials: AbCdEfGh012345.atlasv1.{TOKEN}{TOKEN}{TOKEN}", TOKEN),
+    ("vendor", "alibaba", "LTAI5tQ7Zp2Lk9Xv4Rt8Wm3N accessed bucket", "5tQ7Zp2Lk9Xv4Rt8Wm3N"),
     # -- JWTs and PEM blocks --------------------------------------------------------------------
     ("jwt", "bare", f"id_token {JWT}", JWT),
     ("jwt", "in-log", f"verifying jwt={JWT} for agent-7", JWT),
