@@ -24,19 +24,23 @@ def failing_tool(exc: Exception) -> Step:
     return step
 
 
-async def test_the_exception_message_is_the_reason_and_the_span_status(
-    telemetry: Telemetry,
-) -> None:
-    exc = ConnectionError(f"upstream refused the request: token=Bearer {TOKEN}")
+async def abort_reason(exc: Exception) -> str:
+    """Serve a turn whose tool raises ``exc``; the reason its aborted envelope carried."""
     async with serving([failing_tool(exc), complete()]) as served:
         events = await call(served.card_for("jsonrpc"))
-
     [aborted] = [
         envelope
         for envelope in map(envelope_of, events)
         if envelope is not None and envelope.status is Status.ABORTED
     ]
-    reason = aborted.payload["reason"]
+    return str(aborted.payload["reason"])
+
+
+async def test_the_exception_message_is_the_reason_and_the_span_status(
+    telemetry: Telemetry,
+) -> None:
+    exc = ConnectionError(f"upstream refused the request: token=Bearer {TOKEN}")
+    reason = await abort_reason(exc)
     assert reason == f"ConnectionError: upstream refused the request: token={MASK}"
 
     for observer in (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE):
@@ -50,15 +54,7 @@ async def test_the_exception_message_is_the_reason_and_the_span_status(
 async def test_a_long_message_is_bounded_after_redaction(telemetry: Telemetry) -> None:
     # The credential sits across the reason's bound: masked first, so no piece of it is left.
     message = "x" * 500 + f" ghp_{TOKEN}abcdefghijklm " + "y" * 5000
-    async with serving([failing_tool(ValueError(message)), complete()]) as served:
-        events = await call(served.card_for("jsonrpc"))
-
-    [aborted] = [
-        envelope
-        for envelope in map(envelope_of, events)
-        if envelope is not None and envelope.status is Status.ABORTED
-    ]
-    reason = aborted.payload["reason"]
+    reason = await abort_reason(ValueError(message))
     assert reason.startswith("ValueError: xxx")
     assert reason.endswith("…")
     assert len(reason) < 600
