@@ -17,9 +17,10 @@ or with no code change: ``opentelemetry-instrument python my_agent.py`` (entry p
 
 Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider``,
 ``capture_content``, ``content_max_length``, ``max_events_per_span``, ``sides``
-(``{"caller", "callee"}``) and ``redactor``; each setting falls back to its environment variable
-(see :mod:`a2a_progress.otel.config`). ``caller_tracer_provider`` / ``callee_tracer_provider``
-give one side its own provider, e.g. for two services (``service.name``) in one process.
+(``{"caller", "callee"}``), ``redactor`` and ``pending_spans``; each setting falls back to its
+environment variable (see :mod:`a2a_progress.otel.config`). ``caller_tracer_provider`` /
+``callee_tracer_provider`` give one side its own provider, e.g. for two services
+(``service.name``) in one process.
 
 What is process-wide: the patches on a2a-sdk's classes (request handlers, HTTP dispatchers,
 ``BaseClient``), the

@@ -482,12 +482,32 @@ class TurnTelemetry:
             kind=SpanKind.INTERNAL,
             attributes=attributes,
         )
+        if self._config.pending_spans:
+            self._mark_pending(span, attributes)
         opened = ToolSpan(span, tool, self._config.max_events_per_span)
         self._tools[id(call)] = opened
         if self._opened is None:
             self._opened = [opened]
         else:
             self._opened.append(opened)
+
+    def _mark_pending(self, tool: Span, attributes: dict[str, Any]) -> None:
+        """Export at once a zero-length span under ``tool`` that says it is running.
+
+        A span is exported only when it ends: without this, a tool that runs for minutes is
+        invisible in a trace backend until then. The marker is a span of its own, exported once;
+        the tool span is never exported early.
+        """
+        now = time.time_ns()
+        name = attributes[conv.GEN_AI_TOOL_NAME]
+        marker = self._tracer.start_span(
+            f"{conv.TOOL_SPAN_PREFIX} {name}{conv.PENDING_SPAN_SUFFIX}",
+            context=trace.set_span_in_context(tool),
+            kind=SpanKind.INTERNAL,
+            attributes={**attributes, conv.PENDING: True},
+            start_time=now,
+        )
+        marker.end(end_time=now)
 
     def _close_calls(
         self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None

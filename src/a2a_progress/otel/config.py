@@ -17,6 +17,7 @@ ENV_CONTENT_MAX_LENGTH: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_CONTENT_MAX_L
 ENV_MAX_EVENTS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_MAX_EVENTS"
 ENV_SIDES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIDES"
 ENV_REDACT_PATTERNS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_PATTERNS"
+ENV_PENDING_SPANS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_PENDING_SPANS"
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,8 @@ class BridgeConfig:
 
     ``content_max_length`` is in UTF-8 bytes per value, clamped to the 64 KiB hard limit;
     ``max_events_per_span`` keeps the first half and the latest half of a span's events.
+    ``pending_spans`` exports a zero-length marker span under each tool span as it opens, so a
+    trace backend shows the tools running now (a span is exported only when it ends).
     """
 
     capture_content: bool = True
@@ -80,6 +83,7 @@ class BridgeConfig:
     max_events_per_span: int = DEFAULT_MAX_EVENTS
     sides: frozenset[str] = _ALL_SIDES
     redactor: Redactor = DEFAULT_REDACTOR
+    pending_spans: bool = False
 
     @classmethod
     def resolve(
@@ -118,4 +122,5 @@ class BridgeConfig:
             if sides is not None
             else _parse_sides(environ.get(ENV_SIDES, "both")),
             redactor=redactor,
+            pending_spans=bool(pick("pending_spans", ENV_PENDING_SPANS, _parse_bool, False)),
         )

@@ -33,6 +33,10 @@ SEQ_FIRST: Final = "a2a.progress.seq.first"
 SEQ_LAST: Final = "a2a.progress.seq.last"
 END_REASON: Final = "a2a.progress.end_reason"
 EVENTS_DROPPED: Final = "a2a.progress.events_dropped"
+# The zero-length marker exported under a tool span as it opens (opt-in, see config):
+# named "execute_tool {tool} (in progress)", with PENDING = true.
+PENDING_SPAN_SUFFIX: Final = " (in progress)"
+PENDING: Final = "a2a.progress.pending"
 
 OPERATION_EXECUTE_TOOL: Final = "execute_tool"
 OBSERVER_CALLER: Final = "caller"
