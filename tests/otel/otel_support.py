@@ -1,50 +1,100 @@
-"""Helpers of the OpenTelemetry bridge tests: in-memory pipelines, a scripted agent, span queries.
+"""Helpers of the OpenTelemetry bridge tests: in-memory pipelines and span queries.
 
-Agents are real a2a-sdk servers on loopback (``serve_agent``) that run a *script*: a list of
-steps, each an async callable given the turn (:class:`AgentTurn`). Steps emit envelopes through the
-real producer, or hand-built Parts and raw ``tfrs`` strings for hostile, out-of-order and
-duplicate input; terminal steps use the bare ``TaskUpdater`` so that tool calls still open at the
-turn's end are left for the bridge to close.
+Agents are real a2a-sdk servers on loopback (``serve_agent``) running tests/support's scripted
+agent (:mod:`support.scripted`: a list of steps, each an async callable given the turn); its
+steps are re-exported here, where these tests have always found them.
 """
 
-import asyncio
 import contextlib
-import json
 import logging
-import uuid
-from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.client import Client, ClientCallContext
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
 from a2a.types import (
     AgentCard,
-    Message,
-    Part,
-    Role,
-    SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
-    TaskState,
 )
-from opentelemetry.context import Context
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, Metric
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from a2a_progress.carrier import TFRS_KEY, read_envelope
+from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
-from a2a_progress.producer import ProgressEmitter, ToolCall, open_task
-from a2a_progress.serve import ServedAgent, Transport, create_client, serve_agent
+from a2a_progress.serving import ServedAgent, Transport, create_client, serve_agent
+from a2a_progress.serving import user_message as new_user_message
+from support.scripted import (
+    ScriptedAgent,
+    Step,
+    Turn,
+    abort,
+    cancel,
+    complete,
+    done,
+    env,
+    error,
+    fail,
+    output,
+    raise_,
+    raw,
+    reached,
+    reject,
+    start,
+    text,
+    thinking,
+    wait,
+    wire,
+)
+from support.spans import SpanLedger
+
+__all__ = [
+    "COMBINATIONS",
+    "COMBINATION_IDS",
+    "AgentTurn",
+    "ScriptedAgent",
+    "Step",
+    "Telemetry",
+    "abort",
+    "all_telemetry_text",
+    "attrs",
+    "call",
+    "cancel",
+    "complete",
+    "done",
+    "drain",
+    "env",
+    "envelope_of",
+    "error",
+    "event_names",
+    "events",
+    "fail",
+    "instrumented",
+    "output",
+    "parent_id",
+    "pipelines",
+    "raise_",
+    "raw",
+    "reached",
+    "reject",
+    "serving",
+    "span_id",
+    "start",
+    "status",
+    "task_id_of",
+    "text",
+    "thinking",
+    "trace_id",
+    "user_message",
+    "wait",
+    "wire",
+]
 
 COMBINATIONS: list[tuple[Transport, bool]] = [
     (transport, v0_3) for transport in ("jsonrpc", "rest", "grpc") for v0_3 in (False, True)
@@ -56,21 +106,6 @@ _DOUBLE_END = "Calling end() on an ended span."
 
 
 # -- telemetry -------------------------------------------------------------------------------
-
-
-class SpanLedger(SpanProcessor):
-    """Which spans started and how often each ended (the SDK's exporter only sees first ends)."""
-
-    def __init__(self) -> None:
-        self.started: dict[int, str] = {}
-        self.ended: Counter[int] = Counter()
-
-    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        self.started[span.context.span_id] = span.name
-
-    def on_end(self, span: ReadableSpan) -> None:
-        assert span.context is not None
-        self.ended[span.context.span_id] += 1
 
 
 class _DoubleEndCounter(logging.Handler):
@@ -142,9 +177,7 @@ class Telemetry:
 
     def unended(self) -> list[str]:
         """Names of spans started and never ended."""
-        return [
-            name for span_id, name in self.ledger.started.items() if not self.ledger.ended[span_id]
-        ]
+        return self.ledger.open()
 
     def assert_each_span_ended_once(self) -> None:
         assert self.unended() == []
@@ -268,182 +301,10 @@ def all_telemetry_text(telemetry: Telemetry) -> list[str]:
     return texts
 
 
-# -- the scripted agent ------------------------------------------------------------------------
+# -- the scripted agent (tests/support's) -------------------------------------------------------
 
-
-@dataclass
-class AgentTurn:
-    """What a step works with: one ``execute()`` of the scripted agent."""
-
-    context: RequestContext
-    queue: EventQueue
-    updater: TaskUpdater
-    progress: ProgressEmitter
-    calls: dict[str, ToolCall] = field(default_factory=dict)
-
-    @property
-    def task_id(self) -> str:
-        return self.updater.task_id
-
-    async def working(
-        self, text: str, tfrs: object = None, *, message_id: str | None = None
-    ) -> None:
-        """A WORKING update with one Part: ``text`` and, unless None, ``metadata.tfrs``."""
-        part = Part(text=text) if tfrs is None else Part(text=text, metadata={TFRS_KEY: tfrs})
-        message = self.updater.new_agent_message([part])
-        if message_id is not None:
-            message.message_id = message_id
-        await self.updater.update_status(TaskState.TASK_STATE_WORKING, message=message)
-
-
-Step = Callable[[AgentTurn], Awaitable[object]]
-
-
-def wire(
-    kind: str,
-    seq: object,
-    status: str = "running",
-    stream_key: str | None = None,
-    *,
-    version: object = 1,
-    **payload: Any,
-) -> str:
-    """A hand-built envelope JSON string (no validation: tests send what they like)."""
-    obj: dict[str, Any] = {
-        "v": version,
-        "kind": kind,
-        "seq": seq,
-        "status": status,
-        "payload": payload,
-    }
-    if stream_key is not None:
-        obj["streamKey"] = stream_key
-    return json.dumps(obj)
-
-
-def raw(tfrs: object, text: str = "fallback", *, message_id: str | None = None) -> Step:
-    """Send a WORKING update carrying ``tfrs`` as is (None: a plain-text update)."""
-    return lambda turn: turn.working(text, tfrs, message_id=message_id)
-
-
-def env(
-    kind: str, seq: int, status: str = "running", stream_key: str | None = None, **payload: Any
-) -> Step:
-    """Send one hand-built envelope (see :func:`wire`)."""
-    return raw(wire(kind, seq, status, stream_key, **payload), f"{kind} {seq}")
-
-
-def thinking(text: str) -> Step:
-    return lambda turn: turn.progress.thinking(text)
-
-
-def text(text: str) -> Step:
-    return lambda turn: turn.progress.text(text)
-
-
-def error(message: str) -> Step:
-    return lambda turn: turn.progress.error(message)
-
-
-def start(tool: str, call_id: str | None = None, *, stream_key: str | None = None) -> Step:
-    """Start a tool call through the producer; later steps find it by ``call_id or tool``."""
-
-    async def step(turn: AgentTurn) -> None:
-        call = turn.progress.tool_call(tool, call_id, stream_key=stream_key)
-        turn.calls[call_id or tool] = call
-        await call
-
-    return step
-
-
-def output(key: str, chunk: str) -> Step:
-    return lambda turn: turn.calls[key].output(chunk)
-
-
-def done(key: str) -> Step:
-    return lambda turn: turn.calls[key].done()
-
-
-def abort(key: str, reason: str | None = None) -> Step:
-    return lambda turn: turn.calls[key].aborted(reason)
-
-
-def complete(reply: str = "all done") -> Step:
-    return lambda turn: turn.updater.complete(turn.updater.new_agent_message([Part(text=reply)]))
-
-
-def fail() -> Step:
-    return lambda turn: turn.updater.failed()
-
-
-def reject() -> Step:
-    return lambda turn: turn.updater.reject()
-
-
-def cancel() -> Step:
-    return lambda turn: turn.updater.cancel()
-
-
-def raise_(exc: BaseException) -> Step:
-    async def step(turn: AgentTurn) -> None:
-        raise exc
-
-    return step
-
-
-def wait(gate: asyncio.Event) -> Step:
-    """Block the turn until the test opens ``gate``."""
-    return lambda turn: gate.wait()
-
-
-def reached(mark: asyncio.Event) -> Step:
-    """Tell the test the script got here."""
-
-    async def step(turn: AgentTurn) -> None:
-        mark.set()
-
-    return step
-
-
-class ScriptedAgent(AgentExecutor):
-    """Runs ``steps`` for every request, after announcing a SUBMITTED task.
-
-    ``cancel()`` sends a bare CANCELED (tool calls still open are the bridge's to close).
-    ``emitter_options`` go to each turn's :class:`ProgressEmitter` (e.g. ``redactor=None`` to
-    let credentials through to the bridge, ``enable_output=True``).
-    """
-
-    def __init__(self, steps: Sequence[Step], **emitter_options: Any) -> None:
-        self.steps = list(steps)
-        self.emitter_options = emitter_options
-        self.turns: list[AgentTurn] = []
-        self.headers: list[dict[str, str]] = []
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        assert context.message is not None
-        self.headers.append(_inbound_headers(context))
-        updater = await open_task(context, event_queue)
-        progress = ProgressEmitter(updater, **self.emitter_options)
-        turn = AgentTurn(context, event_queue, updater, progress)
-        self.turns.append(turn)
-        for step in self.steps:
-            await step(turn)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
-
-
-def _inbound_headers(context: RequestContext) -> dict[str, str]:
-    state = context.call_context.state if context.call_context is not None else {}
-    if "grpc_context" in state:
-        metadata = state["grpc_context"].invocation_metadata() or ()
-        return {str(key).lower(): str(value) for key, value in metadata}
-    headers: Mapping[str, str] = state.get("headers", {})
-    return {str(key).lower(): str(value) for key, value in headers.items()}
+AgentTurn = Turn
+"""What a step works with (the name these tests use for :class:`support.scripted.Turn`)."""
 
 
 @contextlib.asynccontextmanager
@@ -462,12 +323,8 @@ async def serving(
 
 
 def user_message(text: str = "hello", *, return_immediately: bool = False) -> SendMessageRequest:
-    request = SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    )
-    if return_immediately:
-        request.configuration.CopyFrom(SendMessageConfiguration(return_immediately=True))
-    return request
+    """:func:`a2a_progress.serving.user_message`, with a default text."""
+    return new_user_message(text, return_immediately=return_immediately)
 
 
 async def call(

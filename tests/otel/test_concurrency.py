@@ -74,7 +74,7 @@ async def test_concurrent_turns_keep_their_spans_apart(telemetry: Telemetry) -> 
     assert len(spans_by_task) == TURNS
     assert len({trace_id(span) for span in telemetry.spans()}) == TURNS
 
-    for turn in agent.turns:
+    for turn in agent.turns.values():
         name = turn.context.get_user_input()
         spans = spans_by_task[turn.task_id]
         [caller] = [
