@@ -7,10 +7,8 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import os
 import signal
 import subprocess
-import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -32,30 +30,11 @@ from a2a.types import (
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from a2a_progress.serving.client import create_client
 from a2a_progress.serving.transports import card_with_interfaces
+from support.processes import PROCESS_TIMEOUT, TESTS, instrumented, otel_environment
 
-TESTS: Final = Path(__file__).parent.parent
-BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opentelemetry-instrument
 BRIDGE_SCOPE: Final = "a2a_progress.otel"
 SDK_SCOPE: Final = "a2a-python-sdk"
 HTTPX_SCOPE: Final = "opentelemetry.instrumentation.httpx"
-PROCESS_TIMEOUT: Final = 60
-
-
-def environment(receiver: OtlpReceiver, service: str, **overrides: str) -> dict[str, str]:
-    """This process's environment without its ``OTEL_*`` settings, plus zero-code export ones."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env.update(
-        OTEL_SERVICE_NAME=service,
-        OTEL_TRACES_EXPORTER="otlp",
-        OTEL_METRICS_EXPORTER="none",
-        OTEL_LOGS_EXPORTER="none",
-        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
-        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
-        OTEL_BSP_SCHEDULE_DELAY="100",
-        PYTHONPATH=os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]),
-    )
-    env.update(overrides)
-    return env
 
 
 @dataclass
@@ -84,18 +63,11 @@ def agent(
 ) -> Iterator[Agent]:
     """Run ``support.chain_agent name *options`` as service ``chain-{name}``."""
     service = f"chain-{name}"
-    command = [
-        str(BIN / "opentelemetry-instrument"),
-        sys.executable,
-        "-m",
-        "support.chain_agent",
-        name,
-        *options,
-    ]
+    command = instrumented("support.chain_agent", name, *options)
     with log.open("w") as stderr:
         process = subprocess.Popen(
             command,
-            env=environment(receiver, service, **overrides),
+            env=otel_environment(service, receiver.http_endpoint, "http/protobuf", **overrides),
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
