@@ -75,8 +75,15 @@ async def test_a_grpc_url_says_to_give_the_http_url(monkeypatch: pytest.MonkeyPa
     result.assert_one_line_error(ExitCode.USAGE, "--transport grpc")
 
 
-async def test_a_port_that_is_not_http_is_not_an_agent(monkeypatch: pytest.MonkeyPatch) -> None:
-    with tcp_listener(NOT_HTTP) as listener:
+@pytest.mark.parametrize(
+    ("reply", "reset"),
+    [(NOT_HTTP, False), (b"", False), (None, True)],
+    ids=["sends-bytes-that-are-not-http", "hangs-up", "resets"],
+)
+async def test_a_port_that_is_not_http_is_not_an_agent(
+    monkeypatch: pytest.MonkeyPatch, reply: bytes | None, reset: bool
+) -> None:
+    with tcp_listener(reply, reset=reset) as listener:
         result = await run_cli(monkeypatch, "watch", listener.url, "hi")
         assert listener.connections >= 1
     result.assert_one_line_error(ExitCode.NOT_AN_AGENT, "answered, but not with HTTP")
@@ -138,7 +145,9 @@ async def test_a_silent_server_times_out_with_a_hint(monkeypatch: pytest.MonkeyP
     with tcp_listener(None) as listener:
         result = await run_cli(monkeypatch, "watch", listener.url, "hi", "--timeout", "0.3")
     result.assert_one_line_error(
-        ExitCode.UNREACHABLE, "did not answer within 0.3s", "raise --timeout"
+        ExitCode.UNREACHABLE,
+        "accepted the connection but did not answer within 0.3s",
+        "raise --timeout",
     )
 
 

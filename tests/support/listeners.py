@@ -1,10 +1,11 @@
 """Raw TCP listeners on 127.0.0.1 for the mistakes a client meets: a port that answers with
-bytes that are not HTTP, and a port that accepts but never says anything."""
+bytes that are not HTTP, hangs up or resets, and a port that accepts but never says anything."""
 
 from __future__ import annotations
 
 import contextlib
 import socket
+import struct
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,8 +32,9 @@ class Listener:
 
 
 @contextlib.contextmanager
-def tcp_listener(reply: bytes | None) -> Iterator[Listener]:
-    """Accept connections; send ``reply`` and close each, or (``None``) hold them silently."""
+def tcp_listener(reply: bytes | None, *, reset: bool = False) -> Iterator[Listener]:
+    """Accept connections; send ``reply`` and close each, or (``None``) hold them silently;
+    ``reset`` aborts each connection at once (an RST, as a server that refuses the protocol)."""
     server = socket.create_server(("127.0.0.1", 0))
     listener = Listener(server.getsockname()[1])
     held: list[socket.socket] = []
@@ -48,6 +50,10 @@ def tcp_listener(reply: bytes | None) -> Iterator[Listener]:
             except OSError:
                 return
             listener.accepted()
+            if reset:
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                connection.close()
+                continue
             if reply is None:
                 held.append(connection)
                 continue

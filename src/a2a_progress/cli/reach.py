@@ -88,15 +88,22 @@ def _is_local(host: str) -> bool:
 def network_error(url: str, error: httpx.RequestError, *, timeout: float | None) -> CliError:
     """The line for a request to ``url`` that failed below HTTP (or got no HTTP at all)."""
     host = urlsplit(url).netloc or url
-    if isinstance(error, httpx.TimeoutException):
-        what = "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
+    if isinstance(error, httpx.ConnectTimeout):
         return CliError(
-            f"cannot reach {url}: it did not {what}{_within(timeout)} "
-            "(a slow agent? raise --timeout)",
+            f"cannot reach {url}: it did not accept a connection{_within(timeout)} "
+            "(a firewall, or a host that is down? raise --timeout)",
             ExitCode.UNREACHABLE,
         )
-    if isinstance(error, httpx.RemoteProtocolError):
-        # Something listens, but it does not speak HTTP/1.1: a gRPC port, a database, TLS...
+    if isinstance(error, httpx.TimeoutException):
+        return CliError(
+            f"cannot reach {url}: it accepted the connection but did not answer"
+            f"{_within(timeout)} (a slow agent, or not an HTTP server? raise --timeout)",
+            ExitCode.UNREACHABLE,
+        )
+    reset = _in_chain(error, ConnectionResetError) is not None
+    if reset or isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        # Something listens, but it does not speak HTTP/1.1 (a gRPC port, a database, TLS...):
+        # it sends bytes that are not HTTP, or hangs up (or resets) instead of answering.
         return CliError(
             f"{url} answered, but not with HTTP, so it serves no A2A agent card there "
             "(is this the agent's gRPC port, or an https:// server? use the agent's HTTP URL, "
@@ -106,7 +113,6 @@ def network_error(url: str, error: httpx.RequestError, *, timeout: float | None)
     tls = _in_chain(error, ssl.SSLError)
     if tls is not None:
         return CliError(_tls_line(url, tls), ExitCode.UNREACHABLE)
-    reason = _os_reason(error)
     if _in_chain(error, ConnectionRefusedError) is not None:
         return CliError(
             f"cannot reach {url}: nothing is listening on {host} (connection refused; is the "
@@ -116,7 +122,7 @@ def network_error(url: str, error: httpx.RequestError, *, timeout: float | None)
     if _in_chain(error, socket.gaierror) is not None:
         name = urlsplit(url).hostname or host
         return CliError(f"cannot reach {url}: no such host {name!r}", ExitCode.UNREACHABLE)
-    return CliError(f"cannot reach {url}: {reason}", ExitCode.UNREACHABLE)
+    return CliError(f"cannot reach {url}: {_os_reason(error)}", ExitCode.UNREACHABLE)
 
 
 def _within(timeout: float | None) -> str:
@@ -151,8 +157,8 @@ def _tls_line(url: str, error: ssl.SSLError) -> str:
 
 def _os_reason(error: BaseException) -> str:
     """``[Errno -2] Name or service not known`` -> ``name or service not known``."""
-    text = re.sub(r"^\[Errno -?\d+\]\s*", "", str(error)) or type(error).__name__
-    return text[0].lower() + text[1:]
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", str(error))
+    return text[0].lower() + text[1:] if text else "a network error"
 
 
 def http_status(code: int) -> str:
@@ -245,10 +251,10 @@ def _call_network_error(url: str, error: httpx.RequestError, timeout: float | No
     try:
         called = error.request.url
     except RuntimeError:  # no request attached: the user's URL is all there is to name
-        return _lost(url, network_error(url, error, timeout=timeout))
+        return _lost(url, error, timeout)
     endpoint = f"{called.scheme}://{called.netloc.decode()}"
     if urlsplit(url).netloc == called.netloc.decode():
-        return _lost(url, network_error(url, error, timeout=timeout))
+        return _lost(url, error, timeout)
     # The card was read at URL, but it sends calls elsewhere and that place cannot be reached:
     # agents in containers or bound to 0.0.0.0 often advertise a URL only they can reach.
     reached = network_error(endpoint, error, timeout=timeout)
@@ -259,8 +265,14 @@ def _call_network_error(url: str, error: httpx.RequestError, timeout: float | No
     )
 
 
-def _lost(url: str, reached: CliError) -> CliError:
+def _lost(url: str, error: httpx.RequestError, timeout: float | None) -> CliError:
     """A network failure in the middle of a call: the connection was lost, not never made."""
+    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return CliError(
+            f"lost connection to {url}: it closed the connection in the middle of the call",
+            ExitCode.UNREACHABLE,
+        )
+    reached = network_error(url, error, timeout=timeout)
     message = reached.message.replace(f"cannot reach {url}", f"lost connection to {url}", 1)
     return CliError(message, reached.code)
 
