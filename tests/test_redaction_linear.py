@@ -21,7 +21,7 @@ PIECES = [
     "Cookie: ", "Cookie: a", "set-cookie=", 'Cookie: "a',
     # webhooks and URLs
     "hooks.slack.com/services/", "discord.com/api/webhooks/", "outlook.office.com/webhook/",
-    "x://", "a:", "a.", "?key=", "&sig", "?signature", "://aaaaaaaaaaaaaaaaaaaaaaaa",
+    "x://", "x://a:@", "x://a:b@@", "a:", "a.", "?key=", "&sig", "?signature", "://aaaaaaaaaaaaaaaaaaaaaaaa",
     'key="', 'key="password', 'key="password" value="', "['a'] = ", "login\n", "_pass=", "-pass ",
     # CLI flags, curl users, .netrc
     "-u ", "-u a", "--user=", "-u a -p", "login a password ", "login ", "--token ",

@@ -113,7 +113,9 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "url_credentials",
         r"(?P<url_credentials_keep>(?<![a-zA-Z0-9+.-])(?>[a-zA-Z0-9+.-]*?\b(?=[a-zA-Z]))"
-        r"[a-zA-Z0-9+.-]*+://[^\s:/@]*:)[^\s@/]+(?=@)",  # the user may be empty (redis://:pw@)
+        # The user may be empty (redis://:pw@); an "@" in the password is part of it when
+        # another "@" follows before the host.
+        r"[a-zA-Z0-9+.-]*+://[^\s:/@]*:)(?:[^\s@/]|@(?=[^\s/@]*+@))+(?=@)",
     ),
     (
         # A token as the whole user info: https://<token>@github.com, a Sentry DSN. A user name

@@ -109,6 +109,7 @@ _ROWS: list[tuple[str, ...]] = [
     ("url", "userinfo", f"git clone https://bob:{TOKEN}@git.example.com/team/repo.git", TOKEN),
     ("url", "postgres", f"DATABASE_URL=postgresql://app:{TOKEN}@db.internal:5432/app", TOKEN),
     ("url", "x-access-token", f"https://x-access-token:{TOKEN}@github.com/org/repo", TOKEN),
+    ("url", "at-in-password", "proxy http://svc:Pr0xy@Passw0rd!@proxy.internal:3128", "Pr0xy@Passw0rd!"),
     ("url", "token-as-user", f"git remote add origin https://{TOKEN}@github.com/org/repo.git", TOKEN),
     ("url", "sentry-dsn", "SENTRY_DSN=https://4f2a9c1d7e3b4a5c9d8e7f6a5b4c3d2e@o12345.ingest.sentry.io/678", "4f2a9c1d7e3b4a5c9d8e7f6a5b4c3d2e"),
     ("query", "cloudfront-signature", f"https://d111.cloudfront.net/a.mp4?Expires=1700000000&Signature={TOKEN}&Key-Pair-Id=K2J", TOKEN),
