@@ -10,8 +10,10 @@ as figures (masked/total, false positives, µs per KB).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 from support.redaction_corpus import CORPUS, FALSE_POSITIVES, Case
 
 
@@ -47,3 +49,27 @@ def test_no_part_of_a_secret_survives(case: Case) -> None:
 @pytest.mark.parametrize("text", FALSE_POSITIVES)
 def test_ordinary_text_comes_through_unchanged(text: str) -> None:
     assert DEFAULT_REDACTOR.redact_counted(text) == (text, 0)
+
+
+# -- the pre-scan -------------------------------------------------------------------------------
+
+# An extra pattern that never matches makes a redactor scan every text: what the pre-scan skips
+# must be exactly what the full scan would leave unchanged.
+ALWAYS_SCANS = Redactor(["(?!)"])
+PIECES = [case.text for case in CORPUS] + FALSE_POSITIVES
+
+
+@pytest.mark.parametrize("text", PIECES)
+def test_the_pre_scan_skips_nothing_the_scan_would_mask(text: str) -> None:
+    # Every cut of the text too: a prefix or suffix may hold a pattern without its usual context.
+    for cut in range(0, len(text), 3):
+        for piece in (text[:cut], text[cut:]):
+            assert DEFAULT_REDACTOR.redact(piece) == ALWAYS_SCANS.redact(piece)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=12), max_size=4), st.integers(0, 200))
+def test_the_pre_scan_agrees_with_the_scan_on_mixed_text(parts: list[str], cut: int) -> None:
+    text = " ".join(parts)
+    for piece in (text, text[cut:], text[:cut], text.upper(), text.lower()):
+        assert DEFAULT_REDACTOR.redact(piece) == ALWAYS_SCANS.redact(piece)
