@@ -1,8 +1,8 @@
 """Helpers for the web panel tests: real Chromium, agents the test steps through, SSE reading.
 
 Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright (the pip wheel's driver; no browser
-download). :class:`ScriptedAgent` is a real a2a-sdk agent whose turn waits at named gates until
-the test opens them, so "the page shows X before the turn ends" needs no sleeps.
+download). The agents are :mod:`support.scripted`'s (``wait(gate)`` holds a turn until the test
+opens the gate, so "the page shows X before the turn ends" needs no sleeps).
 :class:`SeveringProxy` forwards TCP and can cut every connection, as a dropped network does.
 """
 
@@ -14,14 +14,12 @@ import json
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import httpx
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from a2a.types.a2a_pb2 import (
     Message,
     Part,
@@ -34,7 +32,7 @@ from a2a.types.a2a_pb2 import (
 from playwright.async_api import Browser, Page, async_playwright
 from starlette.applications import Starlette
 
-from a2a_progress import Envelope, Kind, ProgressEmitter, Status, encode, envelope_part, open_task
+from a2a_progress import Envelope, Kind, encode, envelope_part
 from a2a_progress.serving.http_server import HttpServer
 
 CHROMIUM: Final = "/usr/bin/chromium"
@@ -125,77 +123,7 @@ async def serve_app(app: Starlette) -> AsyncIterator[str]:
         sock.close()
 
 
-# -- agents ------------------------------------------------------------------------------------
-
-
-class Gates:
-    """Named events a scripted turn waits on, opened by the test."""
-
-    def __init__(self) -> None:
-        self._events: dict[str, asyncio.Event] = {}
-
-    def _event(self, name: str) -> asyncio.Event:
-        return self._events.setdefault(name, asyncio.Event())
-
-    async def wait(self, name: str) -> None:
-        await self._event(name).wait()
-
-    def open(self, name: str) -> None:
-        self._event(name).set()
-
-
-Script = Callable[[ProgressEmitter, Gates], Awaitable[str]]
-
-
-class ScriptedAgent(AgentExecutor):
-    """Runs ``script(progress, gates)`` with a real :class:`ProgressEmitter`; replies its result."""
-
-    def __init__(self, script: Script, gates: Gates | None = None) -> None:
-        self.script = script
-        self.gates = gates or Gates()
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        async with ProgressEmitter(updater, enable_output=True) as progress:
-            reply = await self.script(progress, self.gates)
-            await progress.complete(reply)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        await ProgressEmitter.for_task(event_queue, context.task_id, context.context_id).cancel()
-
-
-@dataclass(frozen=True)
-class Raw:
-    """One hand-made envelope for :class:`RawEnvelopeAgent` (any seq, in any order)."""
-
-    kind: Kind
-    seq: int
-    payload: dict[str, Any]
-    status: Status = Status.RUNNING
-    stream_key: str | None = None
-
-
-class RawEnvelopeAgent(AgentExecutor):
-    """Sends the given envelopes exactly as listed (seqs out of order too), then completes."""
-
-    def __init__(self, envelopes: Iterable[Raw], reply: str) -> None:
-        self.envelopes = list(envelopes)
-        self.reply = reply
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        for raw in self.envelopes:
-            envelope = Envelope(raw.kind, raw.seq, raw.payload, raw.status, raw.stream_key)
-            part = envelope_part(encode(envelope), f"{raw.kind.value} {raw.seq}")
-            await updater.update_status(
-                TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([part])
-            )
-        await updater.complete(updater.new_agent_message([Part(text=self.reply)]))
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+# -- events without a network ---------------------------------------------------------------
 
 
 def working_event(task_id: str, envelope: Envelope) -> StreamResponse:

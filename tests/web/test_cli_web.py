@@ -11,40 +11,24 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from a2a.helpers import new_task
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import Part, TaskState
-
 from a2a_progress.serving import serve_agent
+from support import scripted as step
+from support.scripted import ScriptedAgent
 from support.web import chromium, open_page, wait_ended
 
 CLI = [sys.executable, "-m", "a2a_progress.cli"]
 URL_LINE = re.compile(r"^http://127\.0\.0\.1:(\d+)/$")
 
 
-class PlainAgent(AgentExecutor):
-    """An agent that knows nothing of a2a-progress: plain text updates, then a reply."""
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        history = [context.message] if context.message is not None else []
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=history
-            )
-        )
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-        for text in ("Reading the incident ticket", "Checking <b>three</b> dashboards"):
-            await updater.update_status(
-                TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([Part(text=text)])
-            )
-        await updater.complete(updater.new_agent_message([Part(text="The cache node is full.")]))
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+def plain_agent() -> ScriptedAgent:
+    """An agent as one without a2a-progress writes it: plain-text working updates, a reply."""
+    return ScriptedAgent(
+        [
+            step.raw(None, "Reading the incident ticket"),
+            step.raw(None, "Checking <b>three</b> dashboards"),
+            step.complete("The cache node is full."),
+        ]
+    )
 
 
 @asynccontextmanager
@@ -92,7 +76,7 @@ def _free_port() -> int:
 async def test_watch_web_shows_a_plain_agent_in_the_browser_until_ctrl_c() -> None:
     port = _free_port()
     async with (
-        serve_agent(PlainAgent(), name="ops <helper>", grpc_port=None) as served,
+        serve_agent(plain_agent(), name="ops <helper>", grpc_port=None) as served,
         _running("watch", served.http_url, "Why is checkout slow?", "--web-port", str(port)) as (
             process,
             url,

@@ -9,18 +9,15 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from a2a_progress import Kind, ProgressEmitter, Status
 from a2a_progress.cli.demo.agent import DEMO_QUESTION, DemoAgentExecutor
 from a2a_progress.serving import create_client, serve_agent
 from a2a_progress.web import ProgressRelay, serve_panel
+from support import scripted as step
 from support.agents import user_message
+from support.scripted import ScriptedAgent
 from support.web import (
     DOCS,
     SCREENSHOTS,
-    Gates,
-    Raw,
-    RawEnvelopeAgent,
-    ScriptedAgent,
     SeveringProxy,
     chromium,
     open_page,
@@ -110,20 +107,24 @@ async def test_the_demo_turn_shows_its_tool_calls_in_order_and_live() -> None:
     assert late_items == items
 
 
-async def _gated_script(progress: ProgressEmitter, gates: Gates) -> str:
-    await progress.thinking("First line of thought.\nA second line, hidden until expanded.")
-    async with progress.tool_call("search", "call-1") as call:
-        await call.output("result 1\nresult 2\n")
-        await gates.wait("search")
-    await gates.wait("text")
-    await progress.text("found two results")
-    async with progress.tool_call("fetch", "call-2"):
-        await gates.wait("fetch")
-    return "all done"
-
-
 async def test_intermediate_states_show_before_the_turn_ends() -> None:
-    agent = ScriptedAgent(_gated_script)
+    gates = {name: asyncio.Event() for name in ("search", "text", "fetch")}
+    agent = ScriptedAgent(
+        [
+            step.thinking("First line of thought.\nA second line, hidden until expanded."),
+            step.start("search", "call-1"),
+            step.output("call-1", "result 1\nresult 2\n"),
+            step.wait(gates["search"]),
+            step.done("call-1"),
+            step.wait(gates["text"]),
+            step.text("found two results"),
+            step.start("fetch", "call-2"),
+            step.wait(gates["fetch"]),
+            step.done("call-2"),
+            step.complete("all done"),
+        ],
+        enable_output=True,
+    )
     async with serve_agent(agent, grpc_port=None) as served, chromium() as browser:
         relay = ProgressRelay(title="gated")
         async with serve_panel(relay) as url:
@@ -147,14 +148,13 @@ async def test_intermediate_states_show_before_the_turn_ends() -> None:
             await page.keyboard.press("Enter")  # keyboard expands it
             await page.get_by_text("A second line").wait_for()
             assert await page.locator("[aria-live=polite]").count() == 1
-            gates = agent.gates
-            gates.open("search")
+            gates["search"].set()
             await page.locator("li.a2ap-call[data-state=done]", has_text="search").wait_for()
             assert "working" in await page.locator(".a2ap-status").inner_text()
-            gates.open("text")
+            gates["text"].set()
             await page.get_by_text("found two results").wait_for()
             await running.filter(has_text="fetch").wait_for()
-            gates.open("fetch")
+            gates["fetch"].set()
             await turn
             await wait_ended(page)
             assert await page.locator(".a2ap-reply-text").inner_text() == "all done"
@@ -162,18 +162,19 @@ async def test_intermediate_states_show_before_the_turn_ends() -> None:
 
 
 async def test_a_reconnect_in_the_middle_repeats_nothing_and_loses_nothing() -> None:
-    async def script(progress: ProgressEmitter, gates: Gates) -> str:
-        for step in range(1, 4):
-            await progress.text(f"before {step}")
-        await gates.wait("cut")
-        async with progress.tool_call("lookup", "call-1"):
-            for step in range(1, 4):
-                await progress.text(f"during {step}")
-        await gates.wait("after")
-        await progress.text("after the reconnect")
-        return "whole"
-
-    agent = ScriptedAgent(script)
+    cut, after = asyncio.Event(), asyncio.Event()
+    agent = ScriptedAgent(
+        [
+            *(step.text(f"before {n}") for n in range(1, 4)),
+            step.wait(cut),
+            step.start("lookup", "call-1"),
+            *(step.text(f"during {n}") for n in range(1, 4)),
+            step.done("call-1"),
+            step.wait(after),
+            step.text("after the reconnect"),
+            step.complete("whole"),
+        ]
+    )
     async with serve_agent(agent, grpc_port=None) as served, chromium() as browser:
         relay = ProgressRelay()
         async with serve_panel(relay) as url:
@@ -183,9 +184,9 @@ async def test_a_reconnect_in_the_middle_repeats_nothing_and_loses_nothing() -> 
                 turn = asyncio.create_task(_turn(relay, served.card, "go"))
                 await page.get_by_text("before 3").wait_for()
                 proxy.sever()  # the network drops mid-turn
-                agent.gates.open("cut")
+                cut.set()
                 await until(lambda: relay.last_id >= 8)  # updates while the browser is away
-                agent.gates.open("after")
+                after.set()
                 await turn
                 await wait_ended(page)
                 ids = await page.evaluate(
@@ -210,14 +211,19 @@ HOSTILE_SCRIPT = "<script>window.__pwned=2</script>"
 
 
 async def test_agent_text_is_shown_as_text_and_runs_nothing() -> None:
-    async def script(progress: ProgressEmitter, gates: Gates) -> str:
-        await progress.thinking(HOSTILE_THINKING)
-        await progress.thinking(HOSTILE_SCRIPT)
-        await progress.text('<a href="javascript:window.__pwned=3">click</a>')
-        async with progress.tool_call("<b>tool</b>", "<i>id</i>") as call:
-            await call.output('<svg onload="window.__pwned=4"></svg>\n')
-        await progress.error("<iframe src=javascript:window.__pwned=5>")
-        return '<img src=y onerror="window.__pwned=6"> reply'
+    agent = ScriptedAgent(
+        [
+            step.thinking(HOSTILE_THINKING),
+            step.thinking(HOSTILE_SCRIPT),
+            step.text('<a href="javascript:window.__pwned=3">click</a>'),
+            step.start("<b>tool</b>", "<i>id</i>"),
+            step.output("<i>id</i>", '<svg onload="window.__pwned=4"></svg>\n'),
+            step.done("<i>id</i>"),
+            step.error("<iframe src=javascript:window.__pwned=5>"),
+            step.complete('<img src=y onerror="window.__pwned=6"> reply'),
+        ],
+        enable_output=True,
+    )
 
     # A page of our own without the relay page's Content-Security-Policy: only the panel's
     # discipline (text, never HTML) stands between agent text and the page.
@@ -229,7 +235,7 @@ async def test_agent_text_is_shown_as_text_and_runs_nothing() -> None:
     )
     app = Starlette(routes=[*relay.routes("/p"), Route("/", lambda r: HTMLResponse(page_html))])
     async with (
-        serve_agent(ScriptedAgent(script), grpc_port=None) as served,
+        serve_agent(agent, grpc_port=None) as served,
         serve_app(app) as url,
         chromium() as browser,
     ):
@@ -258,21 +264,26 @@ async def test_agent_text_is_shown_as_text_and_runs_nothing() -> None:
 
 
 async def test_a_late_update_lands_in_seq_order_and_an_aborted_call_is_marked() -> None:
-    envelopes = [
-        Raw(Kind.THINKING, 1, {"text": "one"}),
-        Raw(Kind.TEXT, 3, {"text": "three"}),
-        Raw(Kind.TEXT, 2, {"text": "two (late)"}),
-        Raw(Kind.TOOL_CALL, 1, {"tool": "quota", "tool_call_id": "c-1"}, stream_key="s-1"),
-        Raw(
-            Kind.TOOL_CALL,
-            2,
-            {"tool": "quota", "tool_call_id": "c-1", "reason": "quota exceeded"},
-            Status.ABORTED,
-            stream_key="s-1",
-        ),
-    ]
+    agent = ScriptedAgent(
+        [
+            step.env("thinking", 1, text="one"),
+            step.env("text", 3, text="three"),
+            step.env("text", 2, text="two (late)"),
+            step.env("tool_call", 1, "running", "s-1", tool="quota", tool_call_id="c-1"),
+            step.env(
+                "tool_call",
+                2,
+                "aborted",
+                "s-1",
+                tool="quota",
+                tool_call_id="c-1",
+                reason="quota exceeded",
+            ),
+            step.complete("partial answer"),
+        ]
+    )
     async with (
-        serve_agent(RawEnvelopeAgent(envelopes, "partial answer"), grpc_port=None) as served,
+        serve_agent(agent, grpc_port=None) as served,
         chromium() as browser,
     ):
         relay = ProgressRelay()
