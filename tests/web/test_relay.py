@@ -290,3 +290,14 @@ async def test_mounted_in_an_existing_app_under_a_path() -> None:
     # The page links "stream" and "static/…" relatively: /progress must become /progress/.
     assert bare.status_code in (307, 308)
     assert bare.headers["location"].endswith("/progress/")
+
+
+async def test_the_loopback_server_answers_only_requests_addressed_to_it() -> None:
+    relay = ProgressRelay()
+    async with serve_panel(relay) as url, httpx.AsyncClient(timeout=30) as client:
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        own = await client.get(url)
+        by_name = await client.get(url, headers={"host": f"localhost:{port}"})
+        rebound = await client.get(f"{url}stream", headers={"host": f"attacker.example:{port}"})
+    assert own.status_code == by_name.status_code == 200
+    assert rebound.status_code == 400
