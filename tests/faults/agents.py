@@ -17,24 +17,21 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import sys
-import time
-import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-import httpx
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import AgentCard, Part, TaskState
 
 from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.producer import ProgressEmitter, open_task
-from a2a_progress.serve import ServedAgent, Transport, build_agent_card, serve_forever
+from a2a_progress.serving import ServedAgent, Transport, build_agent_card, serve_forever
+from support.processes import free_port, python_path, wait_until_serving
 
 AGENT_NAME: Final = "faults callee"
 SERVICE_NAME: Final = "faults-callee"
@@ -224,18 +221,6 @@ class Callee:
         self.process.send_signal(signum)
 
 
-def free_port() -> int:
-    """A port nothing listens on right now (the OS's next ephemeral one)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def request(text: str) -> SendMessageRequest:
-    message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    return SendMessageRequest(message=message)
-
-
 @contextlib.asynccontextmanager
 async def callee_process(
     log_dir: Path, *, otlp_endpoint: str | None = None, env: Mapping[str, str] = {}
@@ -245,6 +230,7 @@ async def callee_process(
     log = log_dir / f"callee-{http_port}.log"
     child_env = {
         **os.environ,
+        "PYTHONPATH": python_path(),  # this file runs as a script: `support` from tests/
         "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false",
         **env,
     }
@@ -263,7 +249,12 @@ async def callee_process(
         )
     try:
         http_url, grpc_target = f"http://127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}"
-        await _wait_until_serving(process, http_url, log)
+        await wait_until_serving(
+            http_url,
+            alive=lambda: process.returncode is None,
+            why=lambda: log_tail(log),
+            seconds=STARTUP_SECONDS,
+        )
         card = build_agent_card(
             AGENT_NAME, description="fault tests", http_url=http_url, grpc_target=grpc_target
         )
@@ -279,23 +270,6 @@ async def callee_process(
 def log_tail(log: Path) -> str:
     """The end of a callee's log, for a failure message."""
     return log.read_text(errors="replace")[-4000:]
-
-
-async def _wait_until_serving(
-    process: asyncio.subprocess.Process, http_url: str, log: Path
-) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    async with httpx.AsyncClient(timeout=2) as http:
-        while True:
-            if process.returncode is not None:
-                raise RuntimeError(f"callee exited: {log_tail(log)}")
-            with contextlib.suppress(httpx.HTTPError):
-                response = await http.get(f"{http_url}/.well-known/agent-card.json")
-                if response.status_code == 200:
-                    return
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"callee not serving: {log_tail(log)}")
-            await asyncio.sleep(0.1)
 
 
 if __name__ == "__main__":

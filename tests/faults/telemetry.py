@@ -14,10 +14,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from opentelemetry.context import Context
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -26,6 +25,7 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import _TRUNCATION_MARKER, Bridge
 from a2a_progress.otel.config import DEFAULT_CONTENT_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
+from support.spans import SpanLedger
 
 ATTRIBUTE_LIMIT: Final = 64 * 1024
 INT64_MIN: Final = -(2**63)
@@ -60,25 +60,6 @@ CREDENTIALS: Final = (
     Credential("password=Hunter2Correct-Horse", "Hunter2Correct-Horse"),
 )
 _SECRET_WINDOWS: Final = tuple(window for c in CREDENTIALS for window in c.windows())
-
-
-class SpanLedger(SpanProcessor):
-    """The spans started and not yet ended, and how many ended (a second end() never reaches a
-    processor: the SDK logs it, which :func:`no_complaints` catches)."""
-
-    def __init__(self) -> None:
-        self.open: dict[int, str] = {}
-        self.ended = 0
-        self.strays: list[str] = []  # ended here, started before the last reset
-
-    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        self.open[span.context.span_id] = span.name
-
-    def on_end(self, span: ReadableSpan) -> None:
-        assert span.context is not None
-        if self.open.pop(span.context.span_id, None) is None:
-            self.strays.append(span.name)
-        self.ended += 1
 
 
 class CheckingExporter(SpanExporter):
@@ -150,16 +131,14 @@ class Pipeline:
         return list(self.exporter.get_finished_spans())
 
     def assert_each_span_ended_once(self) -> None:
-        assert list(self.ledger.open.values()) == []
-        assert self.ledger.strays == []
+        assert self.ledger.open() == []
+        assert self.ledger.strays() == []
         ids = [span.context.span_id for span in self.spans() if span.context is not None]
         assert len(ids) == len(set(ids))
 
     def reset(self) -> None:
         self.exporter.clear()
-        self.ledger.open.clear()
-        self.ledger.ended = 0
-        self.ledger.strays.clear()
+        self.ledger.reset()
 
 
 @contextlib.contextmanager

@@ -18,8 +18,10 @@ from a2a_progress.consumer import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
+from support.processes import free_port
 
-from .agents import SERVICE_NAME, callee_process, free_port, request
+from .agents import SERVICE_NAME, callee_process
 from .telemetry import Pipeline
 
 GUARD: Final = 20.0
@@ -33,7 +35,7 @@ async def turn(client: Client, text: str) -> tuple[list[ProgressUpdate], TurnOut
     updates: list[ProgressUpdate] = []
     outcome: TurnOutcome | None = None
     async with asyncio.timeout(GUARD):
-        async for update in follow(client.send_message(request(text))):
+        async for update in follow(client.send_message(user_message(text))):
             if isinstance(update, TurnOutcome):
                 outcome = update
             else:

@@ -27,8 +27,9 @@ from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge, TurnTelemetry
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 
-from .agents import Callee, callee_process, request
+from .agents import Callee, callee_process
 from .telemetry import Pipeline, telemetry_problems
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -153,7 +154,7 @@ async def test_a_flooding_peer_leaves_the_caller_bounded_and_responsive(peer: Ca
                 Heartbeat().running() as heartbeat,
                 contextlib.aclosing(
                     follow(
-                        client.send_message(request(f"flood {FLOOD_SECONDS} {FLOOD_KEYS}")),
+                        client.send_message(user_message(f"flood {FLOOD_SECONDS} {FLOOD_KEYS}")),
                         assembler=assembler,
                     )
                 ) as updates,
@@ -195,7 +196,7 @@ async def test_a_10_mb_fallback_text_is_bounded_and_not_kept(peer: Callee) -> No
         outcome = None
         try:
             async with asyncio.timeout(GUARD):
-                async for update in follow(client.send_message(request(f"big {BIG_BYTES}"))):
+                async for update in follow(client.send_message(user_message(f"big {BIG_BYTES}"))):
                     if isinstance(update, TurnOutcome):
                         outcome = update
                     else:
@@ -230,7 +231,7 @@ async def test_a_turn_that_ends_without_a_terminal_state_closes_with_the_stream(
                 updates = [
                     update
                     async for update in follow(
-                        client.send_message(request("no-terminal")), assembler=assembler
+                        client.send_message(user_message("no-terminal")), assembler=assembler
                     )
                 ]
         finally:
@@ -252,7 +253,7 @@ async def test_a_turn_that_never_ends_is_ended_at_shutdown(peer: Callee) -> None
         try:
             async with (
                 asyncio.timeout(GUARD),
-                contextlib.aclosing(follow(client.send_message(request("hang")))) as updates,
+                contextlib.aclosing(follow(client.send_message(user_message("hang")))) as updates,
             ):
                 async for update in updates:
                     if isinstance(update, ProgressUpdate) and update.envelope.kind is Kind.THINKING:

@@ -22,8 +22,9 @@ from a2a_progress.envelope import Envelope, Kind, Status
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from a2a_progress.serve import Transport, create_client
+from a2a_progress.serving import user_message
 
-from .agents import SERVICE_NAME, callee_process, log_tail, request
+from .agents import SERVICE_NAME, callee_process, log_tail
 from .telemetry import Pipeline
 
 GUARD: Final = 20.0
@@ -51,7 +52,7 @@ async def test_a_callee_killed_mid_tool_ends_the_callers_spans_with_an_error(
         client = create_client(callee.card(transport))
 
         async def read_and_kill() -> None:
-            async for event in client.send_message(request("hang-in-tool")):
+            async for event in client.send_message(user_message("hang-in-tool")):
                 if starts_tool(event):
                     callee.process.kill()
 
@@ -89,7 +90,7 @@ async def test_a_caller_that_walks_away_leaves_the_callee_working(
     with OtlpReceiver("127.0.0.1", http_port=0, grpc_port=None) as receiver:
         async with callee_process(tmp_path, otlp_endpoint=receiver.http_endpoint) as callee:
             client = create_client(callee.card("jsonrpc"))
-            stream = client.send_message(request("wait-for-signal"))
+            stream = client.send_message(user_message("wait-for-signal"))
             task_id = ""
             try:
                 async with asyncio.timeout(GUARD):

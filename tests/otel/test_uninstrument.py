@@ -102,7 +102,7 @@ async def test_uninstrumented_makes_no_spans_and_everything_works(
     assert stream[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
     assert sum(envelope_of(event) is not None for event in stream) == 10
     assert telemetry.spans() == []
-    assert telemetry.ledger.started == {}
+    assert telemetry.ledger.started_count == 0
 
 
 async def test_a_server_built_while_instrumented_passes_through_after(
@@ -112,7 +112,7 @@ async def test_a_server_built_while_instrumented_passes_through_after(
         telemetry.uninstrument()  # the executor is already proxied
         stream = await call(served.card_for("rest"))
     assert stream[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
-    assert telemetry.ledger.started == {}
+    assert telemetry.ledger.started_count == 0
 
 
 @pytest.mark.parametrize("transport", ["jsonrpc", "rest", "grpc"])
@@ -175,7 +175,7 @@ async def test_failures_to_start_telemetry_harm_nothing(
     for transport in ("jsonrpc", "grpc"):
         stream = await run(transport)  # type: ignore[arg-type]
         assert stream[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
-    assert telemetry.ledger.started == {}
+    assert telemetry.ledger.started_count == 0
     assert sorted(bridge_errors(caplog)) == [
         "a2a-progress telemetry error in callee start (logged once)",
         "a2a-progress telemetry error in caller start (logged once)",
