@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from a2a_progress import Envelope, Kind, ProgressAssembler, ProgressUpdate, Status
+from a2a_progress import Envelope, Kind, ProgressAssembler, ProgressUpdate, Status, follow
 from a2a_progress.web import ProgressRelay, serve_panel
 from support.web import (
     Sse,
@@ -301,3 +301,26 @@ async def test_the_loopback_server_answers_only_requests_addressed_to_it() -> No
         rebound = await client.get(f"{url}stream", headers={"host": f"attacker.example:{port}"})
     assert own.status_code == by_name.status_code == 200
     assert rebound.status_code == 400
+
+
+async def test_run_takes_the_updates_of_a_follow_you_run() -> None:
+    async def source() -> AsyncIterator[object]:
+        yield working_event(TASK, _tool(1, Status.RUNNING))
+        yield working_event(TASK, _tool(2, Status.DONE))
+        yield completed_event(TASK, "followed")
+
+    relay = ProgressRelay()
+    outcome = await relay.run(follow(source()))  # type: ignore[arg-type]
+    assert outcome is not None
+    assert outcome.reply == "followed"
+    async with serve_panel(relay) as url, httpx.AsyncClient(timeout=30) as client:
+        got = await read_stream(client, f"{url}stream")
+    assert [(e.event, e.id) for e in got] == [
+        ("hello", None),
+        ("progress", 1),
+        ("progress", 2),
+        ("outcome", 3),
+        ("end", None),
+    ]
+    assert got[1].data["opened"] is True
+    assert got[2].data["closed"][0]["state"] == "done"
