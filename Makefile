@@ -22,7 +22,7 @@ ADK_VENV := .venv-adk
 ADK_STAMP := $(ADK_VENV)/.installed
 ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 
-.PHONY: venv test lint typecheck unit test-lowest test-adk demo bench fuzz clean
+.PHONY: venv test lint typecheck unit docs test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# The documentation site (mkdocs.yml; built into build/site): a broken API reference fails.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
 
 $(LOWEST_STAMP): pyproject.toml constraints/lowest.txt
 	rm -rf $(LOWEST_VENV)
@@ -64,7 +68,7 @@ test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(google-adk|a2a-sdk|opentelemetry-(api|sdk))='
 	$(ADK_VENV)/bin/pytest -p no:cacheprovider -m adk tests/interop
 
-test: lint typecheck unit test-lowest test-adk
+test: lint typecheck docs unit test-lowest test-adk
 
 demo: $(STAMP)
 	$(BIN)/a2a-progress demo
