@@ -146,8 +146,10 @@ async def test_the_awaited_form_nests_until_done_or_aborted(
     assert seen == {"restored after done": True, "restored after aborted": True}
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_concurrent_tools_under_gather_and_a_task_group_each_nest_their_own_work(
     telemetry: Telemetry,
+    transport: Transport,
 ) -> None:
     own = Own(telemetry)
 
@@ -167,14 +169,17 @@ async def test_concurrent_tools_under_gather_and_a_task_group_each_nest_their_ow
             group.create_task(one(turn, "t2", d, c))
         own.span("after both")
 
-    await run_agent(body, "jsonrpc")
+    await run_agent(body, transport)
     for name in ("g1", "g2", "t1", "t2"):
         assert parent_of(telemetry, f"work of {name}") == span_id(tool(telemetry, name))
         assert parent_of(telemetry, f"subtask of {name}") == span_id(tool(telemetry, name))
     assert parent_of(telemetry, "after both") == span_id(telemetry.turn_span(CALLEE))
 
 
-async def test_two_tools_in_one_task_closed_out_of_order(telemetry: Telemetry) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_two_tools_in_one_task_closed_out_of_order(
+    telemetry: Telemetry, transport: Transport
+) -> None:
     own = Own(telemetry)
     seen: dict[str, bool] = {}
 
@@ -196,7 +201,7 @@ async def test_two_tools_in_one_task_closed_out_of_order(telemetry: Telemetry) -
         await outer.done()
         own.span("all closed")
 
-    await run_agent(body, "grpc")
+    await run_agent(body, transport)
     server = telemetry.turn_span(CALLEE)
     first_inner, second_outer = tool(telemetry, "inner", 0), tool(telemetry, "outer", 1)
     assert parent_of(telemetry, "both open") == span_id(first_inner)
@@ -207,8 +212,10 @@ async def test_two_tools_in_one_task_closed_out_of_order(telemetry: Telemetry) -
     assert seen == {"restored": True}
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_the_agents_own_span_around_a_tool_is_current_again_after_it(
     telemetry: Telemetry,
+    transport: Transport,
 ) -> None:
     own = Own(telemetry)
 
@@ -220,7 +227,7 @@ async def test_the_agents_own_span_around_a_tool_is_current_again_after_it(
                 own.span("back in the step")
             own.span("back in plan")
 
-    await run_agent(body, "rest")
+    await run_agent(body, transport)
     step = named(telemetry, "step of plan")
     assert parent_id(step) == span_id(tool(telemetry, "plan"))
     assert parent_of(telemetry, "in lookup") == span_id(tool(telemetry, "lookup"))
@@ -228,8 +235,10 @@ async def test_the_agents_own_span_around_a_tool_is_current_again_after_it(
     assert parent_of(telemetry, "back in plan") == span_id(tool(telemetry, "plan"))
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_context_is_restored_exactly_after_an_exception_and_a_cancellation(
     telemetry: Telemetry,
+    transport: Transport,
 ) -> None:
     own = Own(telemetry)
     seen: dict[str, bool] = {}
@@ -264,7 +273,7 @@ async def test_context_is_restored_exactly_after_an_exception_and_a_cancellation
         seen["the task's tool never reached this one"] = otel_context.get_current() is before
         own.span("after all")
 
-    await run_agent(body, "jsonrpc")
+    await run_agent(body, transport)
     assert seen == {
         "after exception": True,
         "after cancellation, in its task": True,
@@ -278,8 +287,10 @@ async def test_context_is_restored_exactly_after_an_exception_and_a_cancellation
     ]
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_nothing_leaks_into_the_next_turn_or_a_task_started_before_the_tool(
     telemetry: Telemetry,
+    transport: Transport,
 ) -> None:
     own = Own(telemetry)
     turns = 0
@@ -302,8 +313,8 @@ async def test_nothing_leaks_into_the_next_turn_or_a_task_started_before_the_too
 
     agent = ScriptedAgent(steps(body))
     async with serving(agent) as served:
-        await call(served.card_for("jsonrpc"))
-        await call(served.card_for("grpc"))
+        await call(served.card_for(transport))
+        await call(served.card_for(transport))
     servers = sorted(telemetry.turn_spans(CALLEE), key=lambda span: span.start_time or 0)
     for number, server in enumerate(servers, start=1):
         assert parent_of(telemetry, f"start of turn {number}") == span_id(server)
@@ -311,7 +322,10 @@ async def test_nothing_leaks_into_the_next_turn_or_a_task_started_before_the_too
     assert trace_id(servers[0]) != trace_id(servers[1])
 
 
-async def test_a_hand_written_producer_nests_the_same(telemetry: Telemetry) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_hand_written_producer_nests_the_same(
+    telemetry: Telemetry, transport: Transport
+) -> None:
     own = Own(telemetry)
     seen: dict[str, bool] = {}
 
@@ -323,14 +337,16 @@ async def test_a_hand_written_producer_nests_the_same(telemetry: Telemetry) -> N
         seen["restored"] = otel_context.get_current() is before
         own.span("after grep")
 
-    await run_agent(body, "rest")
+    await run_agent(body, transport)
     assert parent_of(telemetry, "in grep") == span_id(tool(telemetry, "grep"))
     assert parent_of(telemetry, "after grep") == span_id(telemetry.turn_span(CALLEE))
     assert seen == {"restored": True}
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_tool_closed_from_another_task_is_not_current_at_the_next_update(
     telemetry: Telemetry,
+    transport: Transport,
 ) -> None:
     own = Own(telemetry)
 
@@ -351,13 +367,14 @@ async def test_a_tool_closed_from_another_task_is_not_current_at_the_next_update
         closed.set()
         await task
 
-    await run_agent(body, "jsonrpc")
+    await run_agent(body, transport)
     assert parent_of(telemetry, "worker after the close") == span_id(telemetry.turn_span(CALLEE))
 
 
 @pytest.mark.parametrize("how", ["uninstrumented", "caller side only"])
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_without_the_callee_side_the_producer_does_not_touch_the_context(
-    telemetry: Telemetry, how: str
+    telemetry: Telemetry, transport: Transport, how: str
 ) -> None:
     if how == "uninstrumented":
         telemetry.uninstrument()
@@ -376,7 +393,7 @@ async def test_without_the_callee_side_the_producer_does_not_touch_the_context(
         await call_.aborted("no")
         seen.append(otel_context.get_current() is before)
 
-    await run_agent(body, "jsonrpc")
+    await run_agent(body, transport)
     assert seen == [True, True, True]
     assert telemetry.tool_spans(CALLEE) == []
     assert telemetry.turn_spans(CALLEE) == []
@@ -388,7 +405,10 @@ async def test_without_the_callee_side_the_producer_does_not_touch_the_context(
         assert parent_id(in_tool) == span_id(telemetry.turn_span(CALLER))
 
 
-async def test_cancel_runs_inside_the_running_turn(telemetry: Telemetry) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_cancel_runs_inside_the_running_turn(
+    telemetry: Telemetry, transport: Transport
+) -> None:
     own = Own(telemetry)
     reached = asyncio.Event()
 
@@ -402,7 +422,7 @@ async def test_cancel_runs_inside_the_running_turn(telemetry: Telemetry) -> None
         await asyncio.Event().wait()
 
     agent = Cancellable([body])
-    async with serving(agent) as served, create_client(served.card_for("jsonrpc")) as client:
+    async with serving(agent) as served, create_client(served.card_for(transport)) as client:
         stream = client.send_message(user_message())
         first = await anext(aiter(stream))
         await reached.wait()
