@@ -9,6 +9,7 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from a2a_progress import poll_task
 from a2a_progress.cli.demo.agent import DEMO_QUESTION, DemoAgentExecutor
 from a2a_progress.serving import create_client, serve_agent
 from a2a_progress.web import ProgressRelay, serve_panel
@@ -298,3 +299,24 @@ async def test_a_late_update_lands_in_seq_order_and_an_aborted_call_is_marked() 
     assert call["state"] == "aborted"
     assert "aborted" in call["text"]
     assert "quota exceeded" in call["text"]
+
+
+async def test_a_replayed_history_says_so_and_invents_no_durations() -> None:
+    agent = ScriptedAgent(
+        [step.start("search", "call-1"), step.done("call-1"), step.complete("from history")]
+    )
+    async with serve_agent(agent, grpc_port=None) as served, chromium() as browser:
+        async with create_client(served.card) as client:
+            async for _ in client.send_message(user_message("go")):
+                pass
+            (task_id,) = agent.turns
+            relay = ProgressRelay()
+            await relay.run(poll_task(client, task_id))
+        async with serve_panel(relay) as url:
+            page = await open_page(browser, url)
+            await wait_ended(page)
+            duration = await page.locator("li.a2ap-call .a2ap-duration").inner_text()
+            status = await page.locator(".a2ap-status").inner_text()
+    assert duration == "?"
+    assert "replayed from the task's history" in status
+    assert " in " not in status  # no made-up turn duration either
