@@ -30,7 +30,7 @@ PIECES = [
     "password=", 'password: "', 'password=\\"', "password-", "token_", "DB_PASSWORD", "secret",
     " secret : ", "secret:\t", "x-", "x-key", "api key", "password=getpass", "password: a.",
     "token=Bearer ", "token: bearer", "_auth", '"auth"', "a_signature", "AccountKey=a;",
-    "<password>", "<password", "key-",
+    "<password>", "<password", "key-", "password=<a", "password={{a", "password=${A", "pwd=*",
     # standalone shapes
     "bearer ", "Bearer a", "eyJhbGciOi.", "eyJ-", "ghp_", "github_pat_", "AKIA", "SG.",
     "SG.aaaaaaaaaaaaaaaaaa.", "xoxb-", "12345678:AA", "aaa1Q~", "-----BEGIN PRIVATE KEY-----",

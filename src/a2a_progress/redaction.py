@@ -51,27 +51,35 @@ _SCHEME: Final = (
 _UNQUOTED_STOP: Final = r"\s\"',;&}"
 
 
-def _quoted_or(prefix: str, unquoted: str) -> str:
+def _quoted_or(prefix: str, unquoted: str, guard: str = "") -> str:
     """The value after a keep group that ended with ``(?P<{prefix}_e>\\\\)?(?P<{prefix}_q>…)?``.
 
     Quoted, it runs to the matching quote (to ``\\"`` when the quote was itself escaped, as in
     JSON inside a JSON string); unquoted, it is ``unquoted``, except that a PEM block over
-    several lines is left to its own pattern, which masks all of it.
+    several lines is left to its own pattern, which masks all of it. ``guard`` (a lookahead)
+    is tested where the value starts, inside the quotes if there are any.
     """
     e, q = f"{prefix}_e", f"{prefix}_q"
     escaped = rf"(?:[^\r\n\\]|\\(?!(?P={q}))[^\r\n])+"
     plain = rf"(?:[^\r\n\\\"']|\\[^\r\n]|(?!(?P={q}))[\"'])+"
-    return rf"(?({q})(?({e}){escaped}|{plain})|(?!-----BEGIN){unquoted})"
+    return rf"{guard}(?({q})(?({e}){escaped}|{plain})|(?!-----BEGIN){unquoted})"
 
 
 def _opening_quote(prefix: str) -> str:
     return rf"(?P<{prefix}_e>\\)?(?P<{prefix}_q>[\"'])?"
 
 
-# An unquoted value of a pair: one run of non-delimiters, after an optional scheme word. Not a
-# literal (None, true …) nor code that fetches the secret ("getpass()", "os.environ[…]").
+# A pair's value is not a credential when it is a literal (None, true …), a placeholder
+# ("********", "<your-key>", "${DB_PASSWORD}", "{password}", "%s", "{{ .Values.token }}") or,
+# unquoted, code that fetches the secret ("getpass()", "os.environ[…]").
+_NOT_A_SECRET: Final = (
+    r"(?!(?:(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)"
+    r"|\*{3,}|•+|<[\w .-]{1,40}>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s)"
+    r"(?:[\s\"',;&})\]\\]|$))"
+)
+# An unquoted value of a pair: one run of non-delimiters, after an optional scheme word.
 _PAIR_VALUE: Final = (
-    r"(?!(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)(?![\w.-]))(?![A-Za-z_][\w.]{0,60}+[(\[])"
+    r"(?![A-Za-z_][\w.]{0,60}+[(\[])"
     rf"(?:{_SCHEME}[ \t]+(?=[^{_UNQUOTED_STOP}]))?[^{_UNQUOTED_STOP}]+"
 )
 # An unquoted header value runs to the end of the line or a closing quote; a quote right after
@@ -138,7 +146,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "cli_flag",
         rf"(?P<cli_flag_keep>(?<![\w-])--?(?i:(?=[\w-]*?{_NAME_WORDS})[\w-]++"
         rf"{_NOT_A_VALUE_NAME}|cookie)[ \t]+(?!-){_opening_quote('cf')})"
-        + _quoted_or("cf", _PAIR_VALUE),
+        + _quoted_or("cf", _PAIR_VALUE, _NOT_A_SECRET),
     ),
     (
         "secret_pair",
@@ -149,7 +157,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"|(?:api|access|secret|private|account|auth) key"
         r"|x-[\w-]{0,60}+(?<=key))"
         rf"{_PAIR_SEPARATOR}[ \t]*{_opening_quote('sp')})"
-        + _quoted_or("sp", _PAIR_VALUE),
+        + _quoted_or("sp", _PAIR_VALUE, _NOT_A_SECRET),
     ),
     (
         # Query parameters whose bare name is a credential only in a URL: Google's "key",

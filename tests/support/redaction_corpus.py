@@ -269,4 +269,10 @@ FALSE_POSITIVES: list[str] = [
     "Signature: John Doe",
     "x-request-id: 7f3a2b",
     "Set-Cookie header was missing; cookie: none",
+    "password: ********",
+    "export OPENAI_API_KEY=<your-api-key>",
+    "DB_PASSWORD=${DB_PASSWORD} docker compose up",
+    'log.info(f"login failed for user={user} password={password}")',
+    'token: "{{ .Values.token }}"',
+    "cursor.execute('SELECT 1 FROM users WHERE password = %s', (digest,))",
 ]
