@@ -143,13 +143,17 @@ def test_a_chain_of_three_agents_is_one_trace(chain: Chain, transport: str) -> N
         assert any(s.service_name == x.service and s.scope_name == SDK_SCOPE for s in spans)
 
 
-def test_with_the_callee_side_only_on_b_the_chain_is_still_one_trace(chain: Chain) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_with_the_callee_side_only_on_b_the_chain_is_still_one_trace(
+    chain: Chain, transport: str
+) -> None:
     b = chain.b_callee_only
-    spans = the_trace(chain, b, "jsonrpc")
+    spans = the_trace(chain, b, transport)
     c_server = server_turn(spans, chain.c.service)[0]
     b_tool = callee_tool(spans, b, "b2")
     assert_own_work_nests(spans, b, "b2")
-    # No CLIENT span of the bridge on B: C's turn hangs under B's tool span (through httpx).
+    # No CLIENT span of the bridge on B: C's turn hangs under B's tool span (through httpx
+    # on JSON-RPC and REST, directly on gRPC).
     bridge_clients = [
         s
         for s in spans
@@ -157,6 +161,8 @@ def test_with_the_callee_side_only_on_b_the_chain_is_still_one_trace(chain: Chai
     ]
     assert bridge_clients == []
     assert b_tool.span_id in ancestors(spans, c_server)
+    if transport == "grpc":
+        assert c_server.parent_span_id == b_tool.span_id
 
 
 def test_no_span_of_the_chain_is_in_a_trace_of_its_own(chain: Chain) -> None:
