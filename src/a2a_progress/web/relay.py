@@ -116,7 +116,7 @@ class ProgressRelay:
         """Send one update (or the outcome, which ends the stream) to every browser.
 
         Never blocks. Returns the update's event id; None once the turn has ended (later items
-        are ignored).
+        are ignored). Call it from the event loop that serves the relay (not another thread).
         """
         if self._log.ended:
             return None
