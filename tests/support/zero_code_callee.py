@@ -2,9 +2,9 @@
 
 ``python -m support.zero_code_callee`` (with ``tests`` on ``PYTHONPATH``) serves
 :class:`support.agents.ToolAgent` over JSON-RPC with uvicorn on a free loopback port, prints
-``PORT <n>`` once the port listens, and stops on SIGINT. (uvicorn re-raises the signal it
-handled: SIGINT then ends the process as Ctrl+C does, through the exit hooks that flush the
-telemetry; SIGTERM would end it without them.)
+``PORT <n>`` once the port listens, and stops on SIGINT or SIGTERM. (uvicorn re-raises the
+signal it handled: SIGINT then ends the process as Ctrl+C does, through the exit hooks that flush
+the telemetry; on SIGTERM the instrumentor's handler flushes it, then the signal ends the process.)
 """
 
 import socket
