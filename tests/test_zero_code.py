@@ -9,10 +9,8 @@ exports its open spans, ended with reason ``shutdown``.
 """
 
 import contextlib
-import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -25,36 +23,24 @@ from google.protobuf import json_format
 
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
-from support import agents
+from support import agents, processes
 from support.otlp import assert_turn_trace, bridge_spans, has_turn_trace
+from support.processes import PROCESS_TIMEOUT, TESTS, instrumented
 
-TESTS: Final = Path(__file__).parent
-BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opentelemetry-instrument
 CALLER: Final = "zero-code-caller"
 CALLEE: Final = "zero-code-callee"
 DISABLED: Final = {"OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "a2a_progress"}
-PROCESS_TIMEOUT: Final = 60
 
 
 def otel_environment(receiver: OtlpReceiver, service: str, **overrides: str) -> dict[str, str]:
-    """This process's environment without its ``OTEL_*`` settings, plus the zero-code ones."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    environment.update(
-        OTEL_SERVICE_NAME=service,
-        OTEL_TRACES_EXPORTER="otlp",
+    """Zero-code OTLP/HTTP export of traces and metrics to ``receiver``."""
+    return processes.otel_environment(
+        service,
+        receiver.http_endpoint,
+        "http/protobuf",
         OTEL_METRICS_EXPORTER="otlp",
-        OTEL_LOGS_EXPORTER="none",
-        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
-        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
-        OTEL_BSP_SCHEDULE_DELAY="100",
-        PYTHONPATH=str(TESTS),
+        **overrides,
     )
-    environment.update(overrides)
-    return environment
-
-
-def instrumented(module: str, *args: str) -> list[str]:
-    return [str(BIN / "opentelemetry-instrument"), sys.executable, "-m", module, *args]
 
 
 @dataclass

@@ -7,18 +7,17 @@ callee script, so every scenario checks the same spans.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Sequence
 from typing import Final
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, StreamResponse
+from a2a.types import AgentCard, StreamResponse
 
 from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope, Kind
 from a2a_progress.producer import ProgressEmitter, open_task
-from a2a_progress.serve import create_client
+from a2a_progress.serving import create_client, user_message
 
 THINKING: Final = "looking things up"
 SEARCH_OUTPUT: Final = "3 results"
@@ -63,12 +62,6 @@ class ToolAgent(AgentExecutor):
         assert context.task_id is not None
         assert context.context_id is not None
         await ProgressEmitter.for_task(event_queue, context.task_id, context.context_id).cancel()
-
-
-def user_message(text: str = "find it") -> SendMessageRequest:
-    return SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    )
 
 
 async def run_turn(card: AgentCard, text: str = "find it") -> list[StreamResponse]:
