@@ -12,12 +12,13 @@ from typing import Final
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.types import AgentCard, StreamResponse
+from a2a.types import AgentCard, SendMessageRequest, StreamResponse
 
 from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope, Kind
 from a2a_progress.producer import ProgressEmitter, open_task
-from a2a_progress.serving import create_client, user_message
+from a2a_progress.serving import create_client
+from a2a_progress.serving import user_message as new_user_message
 
 THINKING: Final = "looking things up"
 SEARCH_OUTPUT: Final = "3 results"
@@ -62,6 +63,11 @@ class ToolAgent(AgentExecutor):
         assert context.task_id is not None
         assert context.context_id is not None
         await ProgressEmitter.for_task(event_queue, context.task_id, context.context_id).cancel()
+
+
+def user_message(text: str = "find it") -> SendMessageRequest:
+    """:func:`a2a_progress.serving.user_message`, asking the agent's usual question by default."""
+    return new_user_message(text)
 
 
 async def run_turn(card: AgentCard, text: str = "find it") -> list[StreamResponse]:
