@@ -89,6 +89,12 @@ async def test_the_demo_turn_shows_its_tool_calls_in_order_and_live() -> None:
             late = await open_page(browser, url, dark=True)
             await wait_ended(late)
             late_items = await rendered(late)
+            backgrounds = [
+                await each.locator("a2a-progress-panel").evaluate(
+                    "p => getComputedStyle(p).backgroundColor"
+                )
+                for each in (page, late)
+            ]
             if SCREENSHOTS:
                 await late.screenshot(path=str(DOCS / "web-panel-dark.png"), full_page=True)
             assert page.script_errors == late.script_errors == []  # type: ignore[attr-defined]
@@ -106,6 +112,7 @@ async def test_the_demo_turn_shows_its_tool_calls_in_order_and_live() -> None:
     assert "5 tool calls, 1 aborted" in text
     assert "Root cause: deploy #4812" in text
     assert late_items == items
+    assert backgrounds == ["rgb(255, 255, 255)", "rgb(13, 17, 23)"]  # light, then dark
 
 
 async def test_intermediate_states_show_before_the_turn_ends() -> None:
