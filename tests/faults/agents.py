@@ -1,9 +1,9 @@
 """A callee in its own process, and a caller's view of it, for the fault tests.
 
-Run as a script, this module serves :class:`FaultyAgent` with ``serve_forever`` on the given
+Run as a script, this module serves :func:`faulty_agent` with ``serve_forever`` on the given
 ports, instrumented by ``A2AProgressInstrumentor``; with ``FAULTS_OTLP_ENDPOINT`` set its spans
 go there over OTLP/HTTP. The first word of the user's message picks the turn (see
-:class:`FaultyAgent`), so one process serves every scenario of a test module. On a third port
+:func:`faulty_agent`), so one process serves every scenario of a test module. On a third port
 it runs a flooding peer (see :func:`flood_event`).
 
 Imported, it gives :func:`callee_process`, which starts that process, waits until it serves, and
@@ -23,15 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
 from a2a.types import AgentCard, Part, TaskState
 
 from a2a_progress.carrier import TFRS_KEY
-from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serving import ServedAgent, Transport, build_agent_card, serve_forever
 from support.processes import free_port, python_path, wait_until_serving
+from support.scripted import ScriptedAgent, Turn
 
 AGENT_NAME: Final = "faults callee"
 SERVICE_NAME: Final = "faults-callee"
@@ -52,12 +49,12 @@ def _envelope(seq: int, kind: str, status: str, key: str | None, **payload: str)
     return json.dumps(wire, separators=(",", ":"))
 
 
-class FaultyAgent(AgentExecutor):
+def faulty_agent(signalled: asyncio.Event) -> ScriptedAgent:
     """One turn per request, picked by the message's first word; the rest are its arguments.
 
     * ``hang-in-tool``: starts tool ``slow`` and waits forever (to be killed).
-    * ``wait-for-signal``: starts tool ``long``, then waits for SIGUSR1; then one more thinking
-      block and COMPLETED, leaving the tool open for the turn to close.
+    * ``wait-for-signal``: starts tool ``long``, then waits for ``signalled`` (SIGUSR1); then one
+      more thinking block and COMPLETED, leaving the tool open for the turn to close.
     * ``steps N``: N envelopes (tool calls and thinking), then COMPLETED.
     * ``big BYTES``: an envelope whose update's fallback text is BYTES long, then a plain update
       that long, then COMPLETED.
@@ -66,48 +63,59 @@ class FaultyAgent(AgentExecutor):
     * ``hang``: a tool call and a thinking block, then waits forever: no terminal state ever.
     """
 
-    def __init__(self) -> None:
-        self.signalled = asyncio.Event()
+    async def steps(turn: Turn) -> None:
+        for step in range(int(turn.args[0])):
+            if step % 3 == 0:
+                await turn.progress.thinking(f"step {step}")
+            else:
+                async with turn.progress.tool_call("step", f"call-{step}"):
+                    pass
+        await _done(turn)
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        mode, *args = context.get_user_input().split()
-        if mode == "big":
-            await self._big(updater, int(args[0]))
-            return
-        progress = ProgressEmitter(updater)
-        if mode == "steps":
-            for step in range(int(args[0])):
-                if step % 3 == 0:
-                    await progress.thinking(f"step {step}")
-                else:
-                    async with progress.tool_call("step", f"call-{step}"):
-                        pass
-            await updater.complete(updater.new_agent_message([Part(text="done")]))
-            return
-        await progress.tool_call("slow" if mode == "hang-in-tool" else "long", "call-1")
-        await progress.thinking("working on it")
-        if mode == "wait-for-signal":
-            await self.signalled.wait()
-            self.signalled.clear()
-            await progress.thinking("still working, nobody listening")
-            # The bare updater: the tool is left open, for the turn's end to close.
-            await updater.complete(updater.new_agent_message([Part(text="done")]))
-        elif mode in ("hang-in-tool", "hang"):
-            await asyncio.Event().wait()
-        # "no-terminal": return with the tool open and no terminal state.
-
-    async def _big(self, updater: TaskUpdater, size: int) -> None:
+    async def big(turn: Turn) -> None:
+        size = int(turn.args[0])
         text = ("x" * 1023 + "\n") * (size // 1024)
         tfrs = _envelope(1, "thinking", "running", None, text="a big one follows")
         for part in (Part(text=text, metadata={TFRS_KEY: tfrs}), Part(text=text)):
-            await updater.update_status(
-                TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([part])
+            await turn.updater.update_status(
+                TaskState.TASK_STATE_WORKING, message=turn.updater.new_agent_message([part])
             )
-        await updater.complete(updater.new_agent_message([Part(text="done")]))
+        await _done(turn)
 
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+    async def open_tool(turn: Turn, tool: str) -> None:
+        await turn.progress.tool_call(tool, "call-1")
+        await turn.progress.thinking("working on it")
+
+    async def wait_for_signal(turn: Turn) -> None:
+        await open_tool(turn, "long")
+        await signalled.wait()
+        signalled.clear()
+        await turn.progress.thinking("still working, nobody listening")
+        await _done(turn)  # the bare updater: the tool is left open, for the turn's end to close
+
+    async def hang_in_tool(turn: Turn) -> None:
+        await open_tool(turn, "slow")
+        await asyncio.Event().wait()
+
+    async def hang(turn: Turn) -> None:
+        await open_tool(turn, "long")
+        await asyncio.Event().wait()
+
+    async def no_terminal(turn: Turn) -> None:
+        await open_tool(turn, "long")  # and return with the tool open and no terminal state
+
+    agent = ScriptedAgent()
+    agent.register(steps, "steps")
+    agent.register(big, "big")
+    agent.register(wait_for_signal, "wait-for-signal")
+    agent.register(hang_in_tool, "hang-in-tool")
+    agent.register(hang, "hang")
+    agent.register(no_terminal, "no-terminal")
+    return agent
+
+
+async def _done(turn: Turn) -> None:
+    await turn.updater.complete(turn.updater.new_agent_message([Part(text="done")]))
 
 
 # -- the flooding peer ------------------------------------------------------------------------
@@ -187,8 +195,9 @@ def _instrument() -> None:
 
 
 async def _serve(http_port: int, grpc_port: int, flood_port: int) -> None:
-    agent = FaultyAgent()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, agent.signalled.set)
+    signalled = asyncio.Event()
+    agent = faulty_agent(signalled)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, signalled.set)
     async with await asyncio.start_server(_flood, "127.0.0.1", flood_port):
         await serve_forever(agent, name=AGENT_NAME, http_port=http_port, grpc_port=grpc_port)
 

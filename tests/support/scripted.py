@@ -3,7 +3,8 @@
 A *script* is an async callable given the :class:`Turn` (one ``execute()``). Either the agent
 runs the same list of *steps* for every request (``ScriptedAgent([thinking("x"), complete()])``),
 or tests :meth:`~ScriptedAgent.register` scripts on one shared agent and send the returned name
-as the request text. Every event a turn enqueues is recorded (:attr:`Turn.events`).
+as the request text (followed by arguments, if the script takes some). Every event a turn
+enqueues is recorded (:attr:`Turn.events`).
 
 Steps emit envelopes through the real producer, or hand-built Parts and raw ``tfrs`` strings for
 hostile, out-of-order and duplicate input; terminal steps use the bare ``TaskUpdater`` so that
@@ -54,6 +55,8 @@ class Turn:
     """Tool calls started by :func:`start`, by ``call_id or tool``."""
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when ``execute()`` returned or raised (also when it was cancelled)."""
+    args: list[str] = field(default_factory=list)
+    """The words of the request text after the script's name."""
 
     @property
     def task_id(self) -> str:
@@ -108,7 +111,7 @@ Script = Callable[[Turn], Awaitable[None]]
 
 
 class ScriptedAgent(AgentExecutor):
-    """Runs ``steps`` for every request, or the script registered under the request's text.
+    """Runs ``steps`` for every request, or the script registered under the request's first word.
 
     The task is announced SUBMITTED first (:func:`open_task`). ``cancel()`` sends a bare
     CANCELED, leaving open tool calls for the consumer or bridge to close; with
@@ -130,9 +133,13 @@ class ScriptedAgent(AgentExecutor):
         self._scripts: dict[str, Script] = {}
         self._names = itertools.count()
 
-    def register(self, script: Script) -> str:
-        """Make ``script`` runnable; send the returned name as the request text to run it."""
-        name = f"script-{next(self._names)}"
+    def register(self, script: Script, name: str | None = None) -> str:
+        """Make ``script`` runnable; returns its name (``name``, or a new one).
+
+        A request whose text starts with the name runs it, given the text's other words as
+        :attr:`Turn.args`.
+        """
+        name = name or f"script-{next(self._names)}"
         self._scripts[name] = script
         return name
 
@@ -144,12 +151,15 @@ class ScriptedAgent(AgentExecutor):
         events: list[Event] = []
         queue = RecordingQueue(event_queue, events)
         updater = await open_task(context, queue)
-        turn = Turn(context, queue, updater, events, self.emitter_options)
+        name, *args = context.get_user_input().split() or [""]
+        turn = Turn(context, queue, updater, events, self.emitter_options, args=args)
         self.turns[turn.task_id] = turn
         try:
-            script = self._scripts.get(context.get_user_input())
+            script = self._scripts.get(name)
             if script is not None:
                 await script(turn)
+            elif self._scripts and not self.steps:
+                raise LookupError(f"no script registered as {name!r}")
             else:
                 for step in self.steps:
                     await step(turn)
