@@ -378,10 +378,10 @@ def test_otlp_endpoint_reaches_collector_receiver(service: str, config: str) -> 
 
 
 def test_demo_services_export_through_collector() -> None:
-    assert {"callee", "caller"} <= set(OTLP_ENV_SERVICES)
+    assert {"auditor", "callee", "caller"} <= set(OTLP_ENV_SERVICES)
 
 
-@pytest.mark.parametrize("service", ["callee", "caller"])
+@pytest.mark.parametrize("service", ["auditor", "callee", "caller"])
 def test_demo_service_otel_environment(service: str) -> None:
     env = environment(service)
     expected = {
@@ -452,6 +452,26 @@ def test_callee_publishes_its_port_and_health_checks_it() -> None:
     assert f"http://localhost:{port}/.well-known/agent-card.json" in " ".join(test)
 
 
+def test_callee_consults_the_auditor_it_waits_for() -> None:
+    auditor = command_args("auditor")
+    assert auditor[2] == "serve-demo"
+    assert flag_value(auditor, "--agent") == "auditor"
+    assert flag_value(auditor, "--host") == "0.0.0.0"
+    assert flag_value(auditor, "--public-host") == "auditor"
+    auditor_port = int(flag_value(auditor, "--port"))
+    callee = command_args("callee")
+    # Both serve gRPC too: in one network namespace each container has its own ports, but a
+    # distinct number keeps the stack runnable with host networking as well.
+    assert int(flag_value(auditor, "--grpc-port")) != int(flag_value(callee, "--grpc-port"))
+    consult = flag_value(callee, "--consult")
+    assert urlsplit(consult).scheme == "http"
+    assert host_port(consult) == ("auditor", auditor_port)
+    assert depends_on("callee")["auditor"]["condition"] == "service_healthy"
+    test = services()["auditor"]["healthcheck"]["test"]
+    assert f"http://localhost:{auditor_port}/.well-known/agent-card.json" in " ".join(test)
+    assert published_ports("auditor") == {}, "the auditor is reached inside the network only"
+
+
 def test_caller_targets_callee() -> None:
     args = command_args("caller")
     assert args[2] == "demo"
@@ -465,21 +485,53 @@ def test_caller_targets_callee() -> None:
     assert collector_service() in deps
 
 
-@pytest.mark.skipif(shutil.which("docker") is None, reason="docker CLI not installed")
-def test_docker_compose_config_validates() -> None:
-    probe = subprocess.run(
-        ["docker", "compose", "version"], capture_output=True, text=True, check=False
+def compose_cli() -> list[str]:
+    """The compose CLI here: the docker plugin (v2), else Debian's docker-compose (v1.29).
+
+    Both check the file against the compose specification's schema; `.ci/run` installs the
+    Debian package where neither is present, so this check always runs.
+    """
+    if shutil.which("docker") is not None:
+        probe = subprocess.run(
+            ["docker", "compose", "version"], capture_output=True, text=True, check=False
+        )
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    standalone = shutil.which("docker-compose")
+    assert standalone is not None, (
+        "no compose CLI: install the docker compose plugin or docker-compose"
     )
-    if probe.returncode != 0:
-        pytest.skip("docker CLI has no compose plugin (`docker compose version` failed)")
+    return [standalone]
+
+
+def test_docker_compose_config_validates() -> None:
     result = subprocess.run(
-        ["docker", "compose", "-f", str(COMPOSE_FILE), "config", "--quiet"],
+        [*compose_cli(), "-f", str(COMPOSE_FILE), "config", "--quiet"],
         capture_output=True,
         text=True,
         check=False,
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_compose_cli_rejects_a_broken_file(tmp_path: Path) -> None:
+    # The validation above proves something only if the CLI really checks the schema.
+    broken = COMPOSE_FILE.read_text(encoding="utf-8").replace(
+        "condition: service_healthy", "condition: when_it_feels_like_it", 1
+    )
+    target = tmp_path / "docker-compose.yml"
+    target.write_text(broken, encoding="utf-8")
+    (tmp_path / "collector-config").symlink_to(CONFIG_DIR)
+    result = subprocess.run(
+        [*compose_cli(), "-f", str(target), "config", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode != 0
+    assert "when_it_feels_like_it" in result.stderr + result.stdout
 
 
 # --- Dockerfile ----------------------------------------------------------------------------------
