@@ -22,15 +22,16 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import _TRUNCATION_MARKER, Bridge
+from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import DEFAULT_CONTENT_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.otel.safe_text import TRUNCATION_MARKER
 from support.spans import SpanLedger
 
 ATTRIBUTE_LIMIT: Final = 64 * 1024
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
-MARKER: Final = _TRUNCATION_MARKER
+MARKER: Final = TRUNCATION_MARKER
 # The SDK logs (never raises) when a span is ended twice or changed after its end; the bridge
 # logs (never raises) when it swallowed an internal error. Either is a failure here.
 _WATCHED_LOGGERS: Final = ("opentelemetry.sdk.trace", "a2a_progress.otel.bridge")

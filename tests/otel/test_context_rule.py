@@ -11,7 +11,7 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from a2a_progress.otel import tool_context
-from a2a_progress.otel.bridge import ToolSpan
+from a2a_progress.otel.tool_span import ToolSpan
 
 _ids = itertools.count(1)
 

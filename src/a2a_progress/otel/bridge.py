@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -33,18 +32,16 @@ from a2a_progress.consumer import (
     TurnOutcome,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import HARD_LIMIT_BYTES, Kind, truncate_utf8, utf8_size
+from a2a_progress.envelope import Kind
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.config import NAME_MAX_LENGTH, BridgeConfig
+from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
+from a2a_progress.otel.safe_text import bounded, peer_name, redacted
+from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer import redacted_by
-from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
 
 logger = logging.getLogger(__name__)
-
-_TRUNCATION_MARKER: Final = "...truncated"
-# Bytes dropped before a cut made ahead of redaction (see redacted()).
-_CUT_SLACK: Final = 1024
 
 _EVENT_NAMES: Final = {
     Kind.THINKING: conv.EVENT_THINKING,
@@ -67,26 +64,6 @@ _NAME_CACHE_SIZE: Final = 1024
 A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
 
 
-def bounded(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to ``limit`` UTF-8 bytes with a marker; and whether it was cut.
-
-    A lone surrogate (what a JSON ``"\\ud800"`` escape decodes to) comes out as that escape:
-    OTLP carries only UTF-8, and its exporters drop a value that is not.
-    """
-    if text.isascii():
-        if len(text) <= limit:
-            return text, False
-    else:
-        try:
-            size = len(text.encode("utf-8"))
-        except UnicodeEncodeError:
-            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-            size = len(text.encode("utf-8"))
-        if size <= limit:
-            return text, False
-    return truncate_utf8(text, limit - len(_TRUNCATION_MARKER)) + _TRUNCATION_MARKER, True
-
-
 def _int64(value: int) -> bool:
     # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
     return -(2**63) <= value < 2**63
@@ -96,83 +73,6 @@ def _state_name(state: int) -> str:
     # Protobuf enums are open: a peer can send a state number this SDK has no name for.
     value = TaskState.DESCRIPTOR.values_by_number.get(state)
     return str(state) if value is None else value.name
-
-
-def redacted(
-    text: str, limit: int, redactor: Redactor, window: int = HARD_LIMIT_BYTES
-) -> tuple[str, bool, int]:
-    """``text`` redacted and bounded; whether it was cut, and how many credentials were masked.
-
-    Text within ``window`` bytes is redacted whole, then cut (after: a mask can add bytes).
-    Longer text is cut to ``window`` first to bound the regex work; that cut can split a
-    credential so its pattern no longer matches, and masks before it can pull the piece under
-    ``limit``: the last ``_CUT_SLACK`` bytes before the cut are dropped.
-    """
-    text, cut = bounded(text, window)
-    text, masked = redactor.redact_counted(text)
-    if cut:
-        keep = min(limit, utf8_size(text) - _CUT_SLACK) - len(_TRUNCATION_MARKER)
-        return truncate_utf8(text, max(0, keep)) + _TRUNCATION_MARKER, True, masked
-    text, cut = bounded(text, limit)
-    return text, cut, masked
-
-
-def peer_name(text: str, redactor: Redactor) -> str:
-    """A name or id the peer chose (tool, stream key, task id), for a span: masked, bounded.
-
-    Only a head of a long name is redacted: a 64 KiB stream key would cost a regex pass over it
-    for every event of its stream.
-    """
-    return redacted(text, NAME_MAX_LENGTH, redactor, NAME_MAX_LENGTH + _CUT_SLACK)[0]
-
-
-class _EventBuffer:
-    """A span's events, capped: the first half go straight on, the latest half wait for the end.
-
-    The SDK silently drops events past its own limit; this keeps the start and the end of a long
-    stream and counts what it dropped.
-    """
-
-    __slots__ = ("dropped", "head_room", "span", "tail")
-
-    def __init__(self, span: Span, cap: int) -> None:
-        self.span = span
-        self.head_room = cap - cap // 2
-        self.tail: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=cap // 2)
-        self.dropped = 0
-
-    def add(self, name: str, attributes: dict[str, Any]) -> None:
-        if self.head_room > 0:
-            self.head_room -= 1
-            self.span.add_event(name, attributes)
-            return
-        if len(self.tail) == self.tail.maxlen:
-            self.dropped += 1
-        self.tail.append((name, attributes, time.time_ns()))
-
-    def flush(self) -> None:
-        for name, attributes, timestamp in self.tail:
-            self.span.add_event(name, attributes, timestamp=timestamp)
-        self.tail.clear()
-        if self.dropped:
-            self.span.set_attribute(conv.EVENTS_DROPPED, self.dropped)
-
-
-class ToolSpan:
-    """One tool call's ``execute_tool`` span; ``is_open`` until the bridge ends it."""
-
-    __slots__ = ("events", "is_open", "name", "started")
-
-    def __init__(self, span: Span, name: str, cap: int) -> None:
-        self.events = _EventBuffer(span, cap)
-        self.name = name
-        self.started = time.monotonic()
-        self.is_open = True
-
-    @property
-    def span(self) -> Span:
-        """The ``execute_tool`` span."""
-        return self.events.span
 
 
 class Bridge:
@@ -261,7 +161,7 @@ class TurnTelemetry:
         self._observer = observer
         self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
-        self._span_events = _EventBuffer(span, self._config.max_events_per_span)
+        self._span_events = EventBuffer(span, self._config.max_events_per_span)
         self._assembler = ProgressAssembler(on_outcome=self._count_outcome)
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
@@ -531,7 +431,7 @@ class TurnTelemetry:
             )
 
     def _end_tool_span(
-        self, events: _EventBuffer, call: CallRecord, reason: str, error: bool, detail: str | None
+        self, events: EventBuffer, call: CallRecord, reason: str, error: bool, detail: str | None
     ) -> None:
         span = events.span
         events.flush()

@@ -28,9 +28,10 @@ from opentelemetry.trace import SpanKind
 from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
-from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry, bounded, peer_name
+from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
+from a2a_progress.otel.safe_text import bounded, peer_name
 
 _HANDLER_CLASSES: Final = (DefaultRequestHandlerV2, LegacyRequestHandler)
 

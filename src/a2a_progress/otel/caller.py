@@ -26,8 +26,9 @@ from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import Bridge, TurnTelemetry, bounded
+from a2a_progress.otel.bridge import Bridge, TurnTelemetry
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
+from a2a_progress.otel.safe_text import bounded
 
 _PROPAGATION_ONLY: Final = ("get_task", "cancel_task")
 

@@ -32,7 +32,7 @@ from typing import Final
 from opentelemetry import context, trace
 from opentelemetry.context import Context
 
-from a2a_progress.otel.bridge import ToolSpan
+from a2a_progress.otel.tool_span import ToolSpan
 
 
 class _Current:

@@ -1,0 +1,62 @@
+"""A tool call's span and its capped span events."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from opentelemetry.trace import Span
+
+from a2a_progress.otel import conventions as conv
+
+__all__ = ["EventBuffer", "ToolSpan"]
+
+
+class EventBuffer:
+    """A span's events, capped: the first half go straight on, the latest half wait for the end.
+
+    The SDK silently drops events past its own limit; this keeps the start and the end of a long
+    stream and counts what it dropped.
+    """
+
+    __slots__ = ("dropped", "head_room", "span", "tail")
+
+    def __init__(self, span: Span, cap: int) -> None:
+        self.span = span
+        self.head_room = cap - cap // 2
+        self.tail: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=cap // 2)
+        self.dropped = 0
+
+    def add(self, name: str, attributes: dict[str, Any]) -> None:
+        if self.head_room > 0:
+            self.head_room -= 1
+            self.span.add_event(name, attributes)
+            return
+        if len(self.tail) == self.tail.maxlen:
+            self.dropped += 1
+        self.tail.append((name, attributes, time.time_ns()))
+
+    def flush(self) -> None:
+        for name, attributes, timestamp in self.tail:
+            self.span.add_event(name, attributes, timestamp=timestamp)
+        self.tail.clear()
+        if self.dropped:
+            self.span.set_attribute(conv.EVENTS_DROPPED, self.dropped)
+
+
+class ToolSpan:
+    """One tool call's ``execute_tool`` span; ``is_open`` until the bridge ends it."""
+
+    __slots__ = ("events", "is_open", "name", "started")
+
+    def __init__(self, span: Span, name: str, cap: int) -> None:
+        self.events = EventBuffer(span, cap)
+        self.name = name
+        self.started = time.monotonic()
+        self.is_open = True
+
+    @property
+    def span(self) -> Span:
+        """The ``execute_tool`` span."""
+        return self.events.span
