@@ -40,14 +40,25 @@ async def test_json_that_is_not_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     assert error["message"] in result.stderr
 
 
-async def test_card_without_streaming_suggests_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_card_without_streaming_is_followed_by_polling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     async with serve_agent(PlainTextAgent(), streaming=False, name="batch-agent") as served:
-        result = await run_cli(monkeypatch, "watch", served.http_url, "hello")
+        result = await run_cli(
+            monkeypatch, "watch", served.http_url, "hello", "--interval", "0.05", "--poll"
+        )
+        plain = await run_cli(monkeypatch, "watch", served.http_url, "hello")
         subscribed = await run_cli(monkeypatch, "watch", served.http_url, "--subscribe", "t-1")
-    result.assert_one_line_error(
-        ExitCode.UNSUPPORTED, "batch-agent does not stream", "rerun with --poll"
-    )
-    subscribed.assert_one_line_error(ExitCode.UNSUPPORTED, "use --poll t-1")
+    assert result.code == 0, result.stderr
+    # Without --poll the same turn is watched, by polling, and the user is told why.
+    assert plain.code == 0, plain.stderr
+    header = plain.stdout.splitlines()[0]
+    assert "batch-agent" in header
+    assert "(polling: the agent does not stream)" in header
+    assert plain.stdout.splitlines()[-1] == result.stdout.splitlines()[-1]
+    assert plain.stdout.splitlines()[-1] == f"  {PlainTextAgent.REPLY}"
+    # --subscribe becomes a poll of that task: an unknown one is said plainly.
+    subscribed.assert_one_line_error(ExitCode.UNSUPPORTED, "no task 't-1'")
 
 
 @pytest.mark.parametrize("how", ["--subscribe", "--poll"])

@@ -12,7 +12,7 @@ import asyncio
 import shlex
 import sys
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, TextIO
 
 from a2a.client import Client
@@ -142,6 +142,7 @@ class WatchOptions:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
     web_port: int | None = None  # --web: serve the panel on this port (0: a free one)
+    polled_as_fallback: bool = False  # the card cannot stream, so we poll though not asked to
 
 
 async def _send_then_poll(
@@ -161,18 +162,15 @@ async def _send_then_poll(
         yield snapshot
 
 
-def _check_streaming(card: AgentCard, options: WatchOptions) -> None:
+def _fit_to_card(card: AgentCard, options: WatchOptions) -> WatchOptions:
+    """``options`` as this agent can serve them: polling where its card says it cannot stream.
+
+    An agent without streaming still records its WORKING updates in the task's history, so
+    polling shows its progress; refusing to watch it would only send the user to ``--poll``.
+    """
     if options.poll is not None or card.capabilities.streaming:
-        return
-    name = card.name or options.url
-    if options.subscribe is not None:
-        hint = f"use --poll {options.subscribe} to follow the task by polling"
-    else:
-        hint = "rerun with --poll to send the message and follow its task by polling"
-    raise CliError(
-        f"{name} does not stream (its card has capabilities.streaming=false); {hint}",
-        ExitCode.UNSUPPORTED,
-    )
+        return options
+    return replace(options, poll=options.subscribe or "", subscribe=None, polled_as_fallback=True)
 
 
 async def _ended_task(client: Client, options: WatchOptions) -> Task | None:
@@ -221,7 +219,7 @@ async def _watch(
     card = await fetch_card(options.url, headers=options.headers, timeout_seconds=options.timeout)
     if options.transport is not None:
         card = only_transport(card, options.transport)
-    _check_streaming(card, options)
+    options = _fit_to_card(card, options)
     client = open_client(
         card,
         headers=options.headers,
@@ -278,12 +276,16 @@ def _still_running(options: WatchOptions, card: AgentCard, task_id: str) -> str:
 
 def _announce(console: Console, card: AgentCard, options: WatchOptions, ended: Task | None) -> None:
     how = "polling" if options.poll is not None else "streaming"
+    if options.polled_as_fallback:
+        how = "polling: the agent does not stream"
     if ended is not None:
         what = f"task {ended.id} already {state_label(ended.status.state)}; replaying its history"
     elif options.subscribe is not None:
         what = f"subscribing to task {options.subscribe}"
     elif options.poll:
         what = f"polling task {options.poll} every {options.interval:g}s"
+        if options.polled_as_fallback:
+            what += " (the agent does not stream)"
     else:
         what = f"sending {options.message!r} ({how})"
     headers = f", headers: {', '.join(options.headers)}" if options.headers else ""
