@@ -31,7 +31,8 @@ MASK: Final = "[REDACTED]"
 _NAME_WORDS: Final = (
     r"(?:password|passwd|passphrase|pwd|secret|credential|sess(?:ion)?id|bearer|token(?!s|iz|is)"
     r"|api[_-]?key|(?:access|private|account|master|signing|encryption|licen[cs]e|client|app"
-    r"|auth|session|subscription|service|admin|consumer|functions?|webhook|storage|deploy)[_-]?key"
+    r"|application|auth|session|subscription|service|admin|consumer|functions?|webhook|storage"
+    r"|deploy)[_-]?key"
     r"|(?:primary|secondary)(?:master)?key|(?<=[_\"'-])auth(?![a-z])|(?<=[_-])signature"
     r"|(?<=[_-])pass(?![a-z]))"
 )
@@ -244,6 +245,9 @@ _TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
     ("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
     ("alibaba_key_id", r"LTAI[A-Za-z0-9]{20}"),
     ("tencent_secret_id", r"AKID[A-Za-z0-9]{32}"),
+    ("heroku_token", r"HRKU-[A-Za-z0-9_-]{60}"),
+    # base64 of a numeric id (it has digits), a timestamp, an HMAC.
+    ("discord_bot_token", r"[MNO](?=[A-Za-z]{0,26}\d)[A-Za-z0-9]{23,27}\.[\w-]{6}\.[\w-]{27,38}"),
 )  # fmt: skip
 
 
@@ -254,7 +258,7 @@ _TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
 _TRIGGERS: Final = (
     ("", (
         "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
-        "akid",
+        "akid", "hrku-",
     )),
     ("-", (
         "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
@@ -273,14 +277,15 @@ _TRIGGERS: Final = (
     ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
     ("~", ("q~",)),
 )  # fmt: skip
-# AWS key ids are upper case; Twilio ids have no literal, and "-u" is too common a one. Each
-# regex starts with a literal, which the engine finds as fast as a substring search.
+# AWS key ids are upper case; Twilio ids and Discord bot tokens have no literal, and "-u" is too
+# common a one. Each regex starts with a literal or a small set, which the engine finds quickly.
 _CASED_HINTS: Final = tuple(
     re.compile(pattern)
     for pattern in (
         r"A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA)",
         r"AC[0-9a-f]{32}",
         r"SK[0-9a-f]{32}",
+        r"[MNO][A-Za-z0-9]{23,27}\.[\w-]{6}\.",
         r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
     )
 )

@@ -189,6 +189,9 @@ _ROWS: list[tuple[str, ...]] = [
     ("vendor", "groq", f"groq client key gsk_{TOKEN}{TOKEN}abcdefgh", TOKEN),
     ("vendor", "langsmith", "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", "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e"),
     ("vendor", "terraform-cloud", f"credentials: AbCdEfGh012345.atlasv1.{TOKEN}{TOKEN}{TOKEN}", TOKEN),
+    ("vendor", "discord-bot", "DISCORD_TOKEN is MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.q7Zp2Lk9Xv4Rt8Wm3Nb6Yc1abcdefgh", "q7Zp2Lk9Xv4Rt8Wm3Nb6Yc1abcdefgh"),
+    ("vendor", "heroku", f"heroku auth:token -> HRKU-{TOKEN}{TOKEN}_abcdefghijklmn", TOKEN),
+    ("header", "datadog-application-key", f"DD-APPLICATION-KEY: {TOKEN}", TOKEN),
     ("vendor", "alibaba", "LTAI5tQ7Zp2Lk9Xv4Rt8Wm3N accessed bucket", "5tQ7Zp2Lk9Xv4Rt8Wm3N"),
     # -- JWTs and PEM blocks --------------------------------------------------------------------
     ("jwt", "bare", f"id_token {JWT}", JWT),
@@ -269,6 +272,7 @@ FALSE_POSITIVES: list[str] = [
     "Signature: John Doe",
     "x-request-id: 7f3a2b",
     "Set-Cookie header was missing; cookie: none",
+    "NetworkConfigurationManager.update.validateMembershipRequestsNow()",
     "password: ********",
     "export OPENAI_API_KEY=<your-api-key>",
     "DB_PASSWORD=${DB_PASSWORD} docker compose up",
