@@ -8,11 +8,8 @@ two services; switched off, it leaves no span behind; and a caller that exits mi
 exports its open spans, ended with reason ``shutdown``.
 """
 
-import contextlib
-import signal
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Final
@@ -25,7 +22,7 @@ from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from support import agents, processes
 from support.otlp import assert_turn_trace, bridge_spans, has_turn_trace
-from support.processes import PROCESS_TIMEOUT, TESTS, instrumented
+from support.processes import AgentProcess, agent_process, instrumented, run_to_end
 
 CALLER: Final = "zero-code-caller"
 CALLEE: Final = "zero-code-callee"
@@ -43,58 +40,20 @@ def otel_environment(receiver: OtlpReceiver, service: str, **overrides: str) -> 
     )
 
 
-@dataclass
-class Callee:
-    url: str
-    process: subprocess.Popen[str]
-
-    def stop(self) -> None:
-        """Stop it as Ctrl+C would, so its exit hooks flush its telemetry."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            self.process.wait(PROCESS_TIMEOUT)
-
-
-@contextlib.contextmanager
-def running_callee(receiver: OtlpReceiver, log: Path, **overrides: str) -> Iterator[Callee]:
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            instrumented("support.zero_code_callee"),
-            env=otel_environment(receiver, CALLEE, **overrides),
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            cwd=TESTS,
-        )
-        callee = Callee("", process)
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert line.startswith("PORT "), f"callee did not start:\n{log.read_text()}"
-            callee.url = f"http://127.0.0.1:{int(line.split()[1])}"
-            yield callee
-        finally:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                callee.stop()
-            process.kill()
-            process.wait()
+def running_callee(
+    receiver: OtlpReceiver, log: Path, **overrides: str
+) -> AbstractContextManager[AgentProcess]:
+    env = otel_environment(receiver, CALLEE, **overrides)
+    return agent_process(instrumented("support.zero_code_callee"), env, log)
 
 
 def run_caller(
     receiver: OtlpReceiver, url: str, *args: str, service: str = CALLER, **overrides: str
 ) -> list[StreamResponse]:
     """Run the caller to its exit (which flushes its telemetry); the events it printed."""
-    done = subprocess.run(
-        instrumented("support.zero_code_caller", url, *args),
-        env=otel_environment(receiver, service, **overrides),
-        capture_output=True,
-        text=True,
-        cwd=TESTS,
-        timeout=PROCESS_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return [json_format.Parse(line, StreamResponse()) for line in done.stdout.splitlines()]
+    env = otel_environment(receiver, service, **overrides)
+    printed = run_to_end(instrumented("support.zero_code_caller", url, *args), env)
+    return [json_format.Parse(line, StreamResponse()) for line in printed.splitlines()]
 
 
 def caller_turn(receiver: OtlpReceiver, service: str) -> ReceivedSpan:
@@ -117,7 +76,9 @@ def receiver() -> Iterator[OtlpReceiver]:
 
 
 @pytest.fixture(scope="module")
-def callee(receiver: OtlpReceiver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callee]:
+def callee(
+    receiver: OtlpReceiver, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AgentProcess]:
     """One instrumented callee for the module; each test's spans are told apart by trace id."""
     with running_callee(receiver, tmp_path_factory.mktemp("callee") / "stderr.log") as running:
         yield running
@@ -130,7 +91,9 @@ def test_entry_point_is_registered() -> None:
     assert entry_point.load() is A2AProgressInstrumentor
 
 
-def test_one_trace_of_two_services_without_code(receiver: OtlpReceiver, callee: Callee) -> None:
+def test_one_trace_of_two_services_without_code(
+    receiver: OtlpReceiver, callee: AgentProcess
+) -> None:
     events = run_caller(receiver, callee.url, "find it")
 
     assert agents.summary(events) == agents.EXPECTED_ENVELOPES
@@ -152,7 +115,7 @@ def test_one_trace_of_two_services_without_code(receiver: OtlpReceiver, callee: 
         assert ("gen_ai.execute_tool.duration", attributes, 1) in points
 
 
-def test_spans_open_at_exit_end_with_shutdown(receiver: OtlpReceiver, callee: Callee) -> None:
+def test_spans_open_at_exit_end_with_shutdown(receiver: OtlpReceiver, callee: AgentProcess) -> None:
     # The caller's stream is still open (the callee holds inside "fetch") when it exits.
     events = run_caller(
         receiver, callee.url, agents.HOLD, "--exit-mid-stream", service=f"{CALLER}-exit"

@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -142,6 +144,56 @@ class OutputLines:
         """Wait for the pipe to close (the process ended); every line."""
         self._thread.join(timeout)
         return self.lines
+
+
+@dataclass
+class AgentProcess:
+    """An agent in a child process (see :func:`agent_process`); ``url`` is its HTTP base URL."""
+
+    url: str
+    process: subprocess.Popen[str]
+
+    def stop(self, signum: int = signal.SIGINT) -> int:
+        """Send ``signum`` (default: as Ctrl+C, so exit hooks flush telemetry); the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        return self.process.wait(PROCESS_TIMEOUT)
+
+
+@contextlib.contextmanager
+def agent_process(command: list[str], env: Mapping[str, str], log: Path) -> Iterator[AgentProcess]:
+    """Run an agent that prints ``PORT <n>`` once it listens on 127.0.0.1 (stderr to ``log``).
+
+    On exit it is stopped with SIGINT (and killed if that does not end it).
+    """
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            command, env=dict(env), stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=TESTS
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith("PORT "), f"{command} did not start:\n{log.read_text()}"
+            yield AgentProcess(f"http://127.0.0.1:{int(line.split()[1])}", process)
+        finally:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                AgentProcess("", process).stop()
+            stop(process)
+
+
+def run_to_end(command: list[str], env: Mapping[str, str]) -> str:
+    """Run ``command`` to its exit, which must be 0; what it printed."""
+    done = subprocess.run(
+        command,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        cwd=TESTS,
+        timeout=PROCESS_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def stop(process: subprocess.Popen[str], timeout: float = PROCESS_TIMEOUT) -> None:

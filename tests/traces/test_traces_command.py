@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -28,11 +29,13 @@ from support import agents, chain
 from support.otlp import span_exporter, tracer_provider
 from support.processes import (
     PROCESS_TIMEOUT,
-    TESTS,
+    AgentProcess,
     OutputLines,
+    agent_process,
     instrumented,
     otel_environment,
     python_path,
+    run_to_end,
     stop,
 )
 
@@ -147,43 +150,17 @@ def running_traces(*args: str) -> Iterator[Traces]:
         stop(process)
 
 
-@contextlib.contextmanager
-def callee_exporting_to(endpoint: str, protocol: str, log: Path) -> Iterator[str]:
-    """The zero-code callee exporting to ``endpoint``; yields its URL."""
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            instrumented("support.zero_code_callee"),
-            env=otel_environment(CALLEE, endpoint, protocol),
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            cwd=TESTS,
-        )
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert line.startswith("PORT "), f"callee did not start:\n{log.read_text()}"
-            yield f"http://127.0.0.1:{int(line.split()[1])}"
-        finally:
-            # SIGINT: uvicorn ends as on Ctrl+C, through the exit hooks that flush telemetry.
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(PROCESS_TIMEOUT)
-            finally:
-                stop(process)
+def callee_exporting_to(
+    endpoint: str, protocol: str, log: Path
+) -> AbstractContextManager[AgentProcess]:
+    """The zero-code callee, exporting to ``endpoint``."""
+    env = otel_environment(CALLEE, endpoint, protocol)
+    return agent_process(instrumented("support.zero_code_callee"), env, log)
 
 
 def run_caller(url: str, endpoint: str, protocol: str) -> None:
-    done = subprocess.run(
-        instrumented("support.zero_code_caller", url, "find it"),
-        env=otel_environment(CALLER, endpoint, protocol),
-        capture_output=True,
-        text=True,
-        cwd=TESTS,
-        timeout=PROCESS_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    env = otel_environment(CALLER, endpoint, protocol)
+    run_to_end(instrumented("support.zero_code_caller", url, "find it"), env)
 
 
 def spans_in(document: dict[str, Any]) -> list[dict[str, Any]]:
@@ -205,10 +182,8 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
     with running_traces(
         "--quiet-period", "1", "--json", str(json_file), "--otlp-json", str(directory)
     ) as traces:
-        with callee_exporting_to(
-            traces.http, "http/protobuf", tmp_path / "callee.log"
-        ) as callee_url:
-            run_caller(callee_url, f"http://{traces.grpc}", "grpc")
+        with callee_exporting_to(traces.http, "http/protobuf", tmp_path / "callee.log") as callee:
+            run_caller(callee.url, f"http://{traces.grpc}", "grpc")
             lines = traces.out.wait_for(whole_turn)
         traces.process.send_signal(signal.SIGINT)
         assert traces.process.wait(PROCESS_TIMEOUT) == 0, traces.err.text
@@ -259,8 +234,8 @@ def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
     # A quiet period no test waits out: the trace is still open when SIGTERM comes.
     with running_traces("--quiet-period", "600", "--no-grpc", "--sdk-spans") as traces:
         assert traces.grpc == ""  # no gRPC line
-        with callee_exporting_to(traces.http, "http/protobuf", tmp_path / "callee.log") as url:
-            run_caller(url, traces.http, "http/protobuf")
+        with callee_exporting_to(traces.http, "http/protobuf", tmp_path / "callee.log") as callee:
+            run_caller(callee.url, traces.http, "http/protobuf")
         traces.process.terminate()
         assert traces.process.wait(PROCESS_TIMEOUT) == 0, traces.err.text
         lines = traces.out.join()
@@ -326,29 +301,12 @@ def test_a_grpc_exporter_on_the_http_port_is_told_where_to_go() -> None:
     assert traces.err.join() == [line]  # said once, though the exporter retried
 
 
-@contextlib.contextmanager
-def chain_agent(name: str, endpoint: str, protocol: str, log: Path) -> Iterator[str]:
+def chain_agent(
+    name: str, endpoint: str, protocol: str, log: Path
+) -> AbstractContextManager[AgentProcess]:
     """``support.chain_agent NAME --grpc`` under zero-code OTel, exporting to ``endpoint``."""
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            instrumented("support.chain_agent", name, "--grpc"),
-            env=otel_environment(f"chain-{name}", endpoint, protocol),
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            cwd=TESTS,
-        )
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert line.startswith("PORT "), f"{name} did not start:\n{log.read_text()}"
-            yield f"http://127.0.0.1:{int(line.split()[1])}"
-        finally:
-            process.send_signal(signal.SIGINT)  # exit hooks flush the telemetry
-            try:
-                process.wait(PROCESS_TIMEOUT)
-            finally:
-                stop(process)
+    env = otel_environment(f"chain-{name}", endpoint, protocol)
+    return agent_process(instrumented("support.chain_agent", name, "--grpc"), env, log)
 
 
 def descends(block: Block, row: Row, ancestor: Row) -> bool:
@@ -375,7 +333,7 @@ def test_an_a_b_c_chain_of_agent_processes_is_one_waterfall(tmp_path: Path) -> N
             chain_agent("b", grpc, "grpc", tmp_path / "b.log") as b,
             chain_agent("a", traces.http, "http/protobuf", tmp_path / "a.log") as a,
         ):
-            events = asyncio.run(chain.send(a, chain.request([b, c], "grpc")))
+            events = asyncio.run(chain.send(a.url, chain.request([b.url, c.url], "grpc")))
             assert events[-1].status_update.status.message.parts[0].text == "a done"
             lines = traces.out.wait_for(chain_printed)
         traces.process.send_signal(signal.SIGINT)
