@@ -6,15 +6,12 @@ import os
 import signal
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import pytest
 from a2a.client import A2ACardResolver, A2AClientError, Client
-from a2a.helpers import get_message_text, new_task
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
+from a2a.helpers import get_message_text
 from a2a.types import (
     AgentCard,
     GetTaskRequest,
@@ -38,77 +35,40 @@ from a2a_progress.serving import (
     user_message,
 )
 from support.processes import free_port, wait_until_serving
+from support.scripted import ScriptedAgent, Turn, raw
 
 TFRS = '{"x":1}'
 COMBINATIONS = [(transport, v0_3) for transport in TRANSPORTS for v0_3 in (False, True)]
 COMBINATION_IDS = [f"{transport}-{'v0.3' if v0_3 else '1.0'}" for transport, v0_3 in COMBINATIONS]
 
 
-@dataclass(frozen=True)
-class Call:
-    """What the executor saw of one request."""
-
-    via: str  # "http" or "grpc"
-    headers: dict[str, str]  # HTTP headers or gRPC invocation metadata
+async def reply_with_the_question(turn: Turn) -> None:
+    reply = Part(text=f"done: {turn.context.get_user_input()}")
+    await turn.updater.complete(turn.updater.new_agent_message([reply]))
 
 
-class ProgressExecutor(AgentExecutor):
+def progress_agent() -> ScriptedAgent:
     """Task, a WORKING update carrying a progress part, then COMPLETED with a reply."""
-
-    def __init__(self) -> None:
-        self.calls: list[Call] = []
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        state = context.call_context.state
-        if "grpc_context" in state:
-            metadata = state["grpc_context"].invocation_metadata()
-            self.calls.append(Call("grpc", {key: value for key, value in metadata}))
-        else:
-            self.calls.append(Call("http", dict(state["headers"])))
-        assert context.task_id is not None
-        assert context.context_id is not None
-        assert context.message is not None
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id,
-                context.context_id,
-                TaskState.TASK_STATE_SUBMITTED,
-                history=[context.message],
-            )
-        )
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-        step = Part(text="step", metadata={"tfrs": TFRS})
-        await updater.update_status(
-            TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([step])
-        )
-        reply = Part(text=f"done: {context.get_user_input()}")
-        await updater.complete(updater.new_agent_message([reply]))
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+    return ScriptedAgent([raw(TFRS, "step"), reply_with_the_question])
 
 
-class HangingExecutor(AgentExecutor):
-    """Goes WORKING and then waits forever; records being cancelled."""
+def via(turn: Turn) -> str:
+    """The binding a turn's request came over: "grpc" or "http"."""
+    return "grpc" if "grpc_context" in turn.context.call_context.state else "http"
 
-    def __init__(self, expected: int) -> None:
-        self.expected = expected
-        self.working = 0
-        self.all_working = asyncio.Event()  # set once `expected` executions are working
-        self.cancelled = 0
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        assert context.message is not None
-        await event_queue.enqueue_event(
-            new_task(
-                context.task_id,
-                context.context_id,
-                TaskState.TASK_STATE_WORKING,
-                history=[context.message],
-            )
-        )
+@dataclass
+class Hanging:
+    """A step that goes WORKING and then waits forever, counting the turns it holds."""
+
+    expected: int
+    working: int = 0
+    all_working: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once ``expected`` turns are working."""
+    cancelled: int = 0
+
+    async def __call__(self, turn: Turn) -> None:
+        await turn.updater.start_work()
         self.working += 1
         if self.working == self.expected:
             self.all_working.set()
@@ -117,9 +77,6 @@ class HangingExecutor(AgentExecutor):
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
 
 
 def state_of(event: StreamResponse) -> int | None:
@@ -146,8 +103,8 @@ def assert_refused(port: int) -> None:
 
 @pytest.mark.parametrize(("transport", "v0_3"), COMBINATIONS, ids=COMBINATION_IDS)
 async def test_round_trip(transport: Transport, v0_3: bool) -> None:
-    executor = ProgressExecutor()
-    async with serve_agent(executor) as served:
+    agent = progress_agent()
+    async with serve_agent(agent) as served:
         card = served.card_for(transport, v0_3=v0_3)
         headers = {"Authorization": "Bearer s3cret", "X-Probe": transport}
 
@@ -173,17 +130,18 @@ async def test_round_trip(transport: Transport, v0_3: bool) -> None:
 
     # The executor saw the transport and protocol line asked for, and the headers
     # given to create_client (HTTP headers, or gRPC metadata) only on that client.
-    [streamed, unary] = executor.calls
-    assert streamed.via == unary.via == ("grpc" if transport == "grpc" else "http")
-    assert streamed.headers["a2a-version"] == unary.headers["a2a-version"]
-    assert streamed.headers["a2a-version"] == ("0.3" if v0_3 else "1.0")
-    assert streamed.headers["authorization"] == "Bearer s3cret"
-    assert streamed.headers["x-probe"] == transport
-    assert "authorization" not in unary.headers
+    [streamed, unary] = agent.turns.values()
+    assert via(streamed) == via(unary) == ("grpc" if transport == "grpc" else "http")
+    [streamed_headers, unary_headers] = agent.headers
+    assert streamed_headers["a2a-version"] == unary_headers["a2a-version"]
+    assert streamed_headers["a2a-version"] == ("0.3" if v0_3 else "1.0")
+    assert streamed_headers["authorization"] == "Bearer s3cret"
+    assert streamed_headers["x-probe"] == transport
+    assert "authorization" not in unary_headers
 
 
 async def test_agent_card_resolves_over_http() -> None:
-    async with serve_agent(ProgressExecutor()) as served, httpx.AsyncClient() as http:
+    async with serve_agent(progress_agent()) as served, httpx.AsyncClient() as http:
         resolved = await A2ACardResolver(http, served.http_url).get_agent_card()
         raw = (await http.get(f"{served.http_url}/.well-known/agent-card.json")).json()
     assert resolved == served.card
@@ -212,7 +170,7 @@ async def test_agent_card_resolves_over_http() -> None:
 async def test_url_layout() -> None:
     """JSON-RPC answers at "/", REST 1.0 under REST_PATH (what the card's URLs rely on)."""
     body = json_format.MessageToDict(user_message("raw"))
-    async with serve_agent(ProgressExecutor()) as served, httpx.AsyncClient() as http:
+    async with serve_agent(progress_agent()) as served, httpx.AsyncClient() as http:
         version = {"A2A-Version": "1.0"}
         rest = await http.post(
             f"{served.http_url}{REST_PATH}/message:send", json=body, headers=version
@@ -229,7 +187,7 @@ async def test_url_layout() -> None:
 
 
 async def test_card_for_offers_only_what_is_served() -> None:
-    async with serve_agent(ProgressExecutor(), grpc_port=None, enable_v0_3_compat=False) as served:
+    async with serve_agent(progress_agent(), grpc_port=None, enable_v0_3_compat=False) as served:
         assert served.grpc_target is None
         assert [i.protocol_binding for i in served.card.supported_interfaces] == [
             "JSONRPC",
@@ -272,7 +230,7 @@ def test_build_agent_card_advertises_public_urls() -> None:
 
 
 async def test_public_host_is_what_the_card_advertises() -> None:
-    async with serve_agent(ProgressExecutor(), host="0.0.0.0", public_host="agent") as served:
+    async with serve_agent(progress_agent(), host="0.0.0.0", public_host="agent") as served:
         assert served.http_url.startswith("http://agent:")
         assert served.grpc_target is not None
         assert served.grpc_target.startswith("agent:")
@@ -284,7 +242,8 @@ async def test_public_host_is_what_the_card_advertises() -> None:
 async def test_exit_closes_ports_and_leaves_nothing_running() -> None:
     tasks_before = asyncio.all_tasks()
     threads_before = set(threading.enumerate())
-    async with serve_agent(ProgressExecutor()) as served:
+    agent = progress_agent()
+    async with serve_agent(agent) as served:
         for transport in ("rest", "grpc"):  # an SSE stream and a gRPC stream
             events = await stream_once(served.card_for(transport))
             assert state_of(events[-1]) == TaskState.TASK_STATE_COMPLETED
@@ -293,6 +252,7 @@ async def test_exit_closes_ports_and_leaves_nothing_running() -> None:
     for port in ports:
         assert_refused(port)
     assert asyncio.all_tasks() == tasks_before
+    agent.turns.clear()  # a turn's request context holds the gRPC call's objects
     gc.collect()  # grpc.aio runs a poller thread while any channel or server object lives
     assert set(threading.enumerate()) == threads_before
 
@@ -300,8 +260,8 @@ async def test_exit_closes_ports_and_leaves_nothing_running() -> None:
 async def test_exit_ends_streams_still_in_flight() -> None:
     """After the grace, closing the handler cancels the executions and ends their streams."""
     transports: list[Transport] = ["jsonrpc", "grpc"]
-    executor = HangingExecutor(expected=len(transports))
-    async with serve_agent(executor) as served:
+    hanging = Hanging(expected=len(transports))
+    async with serve_agent(ScriptedAgent([hanging])) as served:
         clients = [create_client(served.card_for(t)) for t in transports]
 
         async def consume(client: Client) -> tuple[list[StreamResponse], str]:
@@ -314,8 +274,8 @@ async def test_exit_ends_streams_still_in_flight() -> None:
             return events, "ended"
 
         streams = [asyncio.create_task(consume(client)) for client in clients]
-        await asyncio.wait_for(executor.all_working.wait(), 5)
-    assert executor.cancelled == len(transports)
+        await asyncio.wait_for(hanging.all_working.wait(), 5)
+    assert hanging.cancelled == len(transports)
     for stream in streams:
         events, end = await asyncio.wait_for(stream, 1)
         # Ended by the handler closing, not cut by the server cancelling the call.
@@ -328,7 +288,7 @@ async def test_exit_ends_streams_still_in_flight() -> None:
 async def test_serve_forever_stops_on_sigterm() -> None:
     port = free_port()
     sigterm_before = signal.getsignal(signal.SIGTERM)
-    server = asyncio.create_task(serve_forever(ProgressExecutor(), http_port=port, grpc_port=None))
+    server = asyncio.create_task(serve_forever(progress_agent(), http_port=port, grpc_port=None))
     await wait_until_serving(f"http://127.0.0.1:{port}", alive=lambda: not server.done())
     os.kill(os.getpid(), signal.SIGTERM)
     await asyncio.wait_for(server, 5)  # returns normally
@@ -348,7 +308,7 @@ async def test_client_closes_its_http_connections(
         await aclose(self)
 
     monkeypatch.setattr(httpx.AsyncClient, "aclose", recording_aclose)
-    async with serve_agent(ProgressExecutor(), grpc_port=None) as served:
+    async with serve_agent(progress_agent(), grpc_port=None) as served:
         async with create_client(served.card_for("jsonrpc")) as client:
             assert isinstance(client, Client)
             [event async for event in client.send_message(user_message("x"))]
