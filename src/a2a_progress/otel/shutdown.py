@@ -78,13 +78,17 @@ class ExitHooks:
         self._bridge.end_live_turns()
 
     def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
-        worker = threading.Thread(
-            target=self._end_and_flush, name="a2a-progress-sigterm", daemon=True
-        )
-        worker.start()
-        worker.join(FLUSH_TIMEOUT_S)
-        signal.signal(signum, signal.SIG_DFL)
-        signal.raise_signal(signum)
+        try:
+            worker = threading.Thread(
+                target=self._end_and_flush, name="a2a-progress-sigterm", daemon=True
+            )
+            worker.start()
+            worker.join(FLUSH_TIMEOUT_S)
+        except Exception:  # whatever failed, the signal still ends the process
+            logger.warning("a2a-progress: could not flush on SIGTERM", exc_info=True)
+        finally:
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
 
     def _end_and_flush(self) -> None:
         try:
