@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from a2a_progress.consumer.outcomes import Outcome
+
+# Enum members as module constants (a member lookup on the class costs ~0.2 us on 3.11).
+_STALE: Final = Outcome.STALE
+_DUPLICATE: Final = Outcome.DUPLICATE
+_ACCEPTED: Final = Outcome.ACCEPTED
 
 
 class SeqWindow:
@@ -31,12 +38,12 @@ class SeqWindow:
             return None
         distance = top - seq
         if distance >= width:
-            return Outcome.STALE
+            return _STALE
         bit = 1 << distance
         if self.bits & bit:
-            return Outcome.DUPLICATE
+            return _DUPLICATE
         self.bits |= bit
-        return Outcome.ACCEPTED
+        return _ACCEPTED
 
 
 class RecentKeys:

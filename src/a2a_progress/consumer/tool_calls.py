@@ -8,11 +8,23 @@ still gives exactly one call, and a late start changes nothing.
 
 from __future__ import annotations
 
+from typing import Final
+
 from a2a.types.a2a_pb2 import TaskStatus
 
 from a2a_progress.carrier import status_time
 from a2a_progress.consumer.outcomes import EndReason
 from a2a_progress.envelope import Envelope, Kind, Status
+
+# Enum members read as module constants: on Python 3.11 ``Kind.TOOL_CALL`` costs ~0.2 us (the
+# enum metaclass's lookup), and track() reads several for every envelope.
+_RUNNING: Final = Status.RUNNING
+_STATUS_DONE: Final = Status.DONE
+_TOOL_CALL: Final = Kind.TOOL_CALL
+_TOOL_OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
+_DONE: Final = EndReason.DONE
+_ABORTED: Final = EndReason.ABORTED
+_SUPERSEDED: Final = EndReason.SUPERSEDED
 
 Tracked = tuple["CallRecord | None", bool, tuple["CallRecord", ...]]
 """What an envelope did: its call (if any), whether it opened that call, the calls it ended."""
@@ -139,8 +151,8 @@ class ToolCalls:
         seq, kind, state = envelope.seq, envelope.kind, envelope.status
         # Runs once per envelope: end_reason is tested directly (what is_open does), and the
         # status time is read only when a call opens or ends.
-        if state is Status.RUNNING:
-            if kind is not Kind.TOOL_CALL:
+        if state is _RUNNING:
+            if kind is not _TOOL_CALL:
                 if call is not None and call.end_reason is None:
                     call.last_seq = max(call.last_seq, seq)
                     return call, False, ()
@@ -151,19 +163,19 @@ class ToolCalls:
                     call.first_seq = seq
                     return call, False, ()
                 at = status_time(status)
-                call._end(EndReason.SUPERSEDED, at)
+                call._end(_SUPERSEDED, at)
                 return self._new(envelope, at, replayed, dialect), True, (call,)
             if call is not None and seq <= call.last_seq:
                 return call, False, ()  # the late start of a call that already ended
             return self._new(envelope, status_time(status), replayed, dialect), True, ()
-        reason = EndReason.DONE if state is Status.DONE else EndReason.ABORTED
+        reason = _DONE if state is _STATUS_DONE else _ABORTED
         if call is not None and call.end_reason is None and seq >= call.first_seq:
             call.last_seq = max(call.last_seq, seq)
             call._end(reason, status_time(status))
             return call, False, (call,)
         if call is not None and seq <= call.last_seq:
             return call, False, ()
-        if kind is not Kind.TOOL_CALL and kind is not Kind.TOOL_OUTPUT_APPEND:
+        if kind is not _TOOL_CALL and kind is not _TOOL_OUTPUT_APPEND:
             return None, False, ()
         # The end arrived before its start: still exactly one call, opened and ended at once;
         # when it started is unknown.
