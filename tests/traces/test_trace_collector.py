@@ -136,3 +136,20 @@ def test_past_max_traces_the_oldest_open_trace_is_handed_out_early() -> None:
         "second",
         "third",
     ]
+
+
+def test_a_trace_past_max_spans_is_handed_out_at_once_and_forgotten() -> None:
+    clock, caller = Clock(), Agent("caller")
+    collector = TraceCollector(QUIET, max_spans=3, clock=clock)
+    with caller.tracer.start_as_current_span("root"):
+        for index in range(4):
+            with caller.tracer.start_as_current_span(f"child {index}"):
+                pass
+            collector.add(caller.take())
+    collector.add(caller.take())  # the root
+    [big] = collector.completed()  # at once: no time has passed
+    assert names(big.spans) == ["child 0", "child 1", "child 2"]
+    clock.now += QUIET
+    [rest] = collector.completed()
+    assert names(rest.spans) == ["child 3", "root"]
+    assert rest.late == 0  # a trace of its own, not late spans of the first

@@ -68,6 +68,9 @@ class TraceCollector:
         quiet_period: seconds without a new span after which a trace with a root is complete.
         max_traces: traces kept (open or recently handed out); past it the oldest open trace
             is handed out early, and the oldest handed-out ones are forgotten.
+        max_spans: spans kept of one trace; past it the trace is handed out at once and
+            forgotten (its later spans start a new, rootless one), so a trace that never goes
+            quiet cannot grow without bound.
         clock: seconds, monotonic (a parameter so tests can drive time).
     """
 
@@ -76,10 +79,12 @@ class TraceCollector:
         quiet_period: float = 2.0,
         *,
         max_traces: int = 1000,
+        max_spans: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._quiet = quiet_period
         self._max_traces = max_traces
+        self._max_spans = max_spans
         self._clock = clock
         self._lock = threading.Lock()
         self._traces: OrderedDict[bytes, _Trace] = OrderedDict()
@@ -145,6 +150,9 @@ class TraceCollector:
         trace.has_root = trace.has_root or any(not span.parent_span_id for span in spans)
         trace.last_arrival = now
         trace.done = False
+        if trace.spans >= self._max_spans:
+            self._forced.append(self._hand_out(trace_id, trace))
+            del self._traces[trace_id]
 
     def _evict_one(self) -> None:
         """Forget the oldest handed-out trace, or hand out the oldest open one early."""

@@ -158,11 +158,11 @@ def _banner(console: Console, http: str, grpc: str | None, quiet: float) -> None
     lines = ["a2a-progress traces: receiving OTLP on", f"  OTLP/HTTP  {http}"]
     if grpc is not None:
         lines.append(f"  OTLP/gRPC  {grpc}")
-    lines.append(f"Point your agents at it: OTEL_EXPORTER_OTLP_ENDPOINT={http}")
+    lines.append(f"Point your agents at it: OTEL_EXPORTER_OTLP_ENDPOINT={_local(http)}")
     if grpc is not None:
         lines.append(
             f"  (or over gRPC: OTEL_EXPORTER_OTLP_PROTOCOL=grpc OTEL_EXPORTER_OTLP_ENDPOINT="
-            f"http://{grpc})"
+            f"{_local(f'http://{grpc}')})"
         )
     lines.append(
         f"Each trace is printed once its root span arrived and {quiet:g}s passed without a "
@@ -170,6 +170,13 @@ def _banner(console: Console, http: str, grpc: str | None, quiet: float) -> None
     )
     for line in lines:
         console.print(Text(line), highlight=False, soft_wrap=True)
+
+
+def _local(endpoint: str) -> str:
+    """``endpoint`` with a wildcard host (``--host 0.0.0.0``) replaced by loopback."""
+    for wildcard, loopback in (("//0.0.0.0:", "//127.0.0.1:"), ("//[::]:", "//[::1]:")):
+        endpoint = endpoint.replace(wildcard, loopback)
+    return endpoint
 
 
 @contextlib.contextmanager
