@@ -102,3 +102,27 @@ def gemini_tool_call(
 
 def gemini_thought(subject: str, description: str) -> Part:
     return data_part({"subject": subject, "description": description})
+
+
+def gemini_server_tool_call(
+    call_id: str,
+    status: str,
+    *,
+    name: str = "run_shell_command",
+    live: str | None = None,
+    error: str | None = None,
+    result: str | None = None,
+) -> Part:
+    """The Gemini CLI server's own tool call object: its scheduler's call, not the RFC's."""
+    call: dict[str, Any] = {
+        "request": {"callId": call_id, "name": name, "args": {"command": "ls"}},
+        "status": status,
+        "tool": {"name": name, "displayName": "Shell"},
+    }
+    if live is not None:
+        call["liveOutput"] = live
+    if error is not None or result is not None:
+        call["response"] = {"callId": call_id, "resultDisplay": result or ""}
+        if error is not None:
+            call["response"]["error"] = {"message": error}
+    return data_part(call)

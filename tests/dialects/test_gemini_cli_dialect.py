@@ -8,6 +8,7 @@ from a2a_progress.envelope import Kind, Status, utf8_size
 from dialects.fixtures import (
     data_part,
     gemini_metadata,
+    gemini_server_tool_call,
     gemini_thought,
     gemini_tool_call,
     struct,
@@ -133,3 +134,33 @@ def test_a_turn_tracks_at_most_max_calls() -> None:
         parts = [gemini_tool_call(f"c{batch + i}", "EXECUTING") for i in range(50)]
         opened += len(read(turn, *parts).envelopes)
     assert opened == MAX_CALLS
+
+
+def test_the_servers_own_tool_call_objects_are_read_too() -> None:
+    turn = gemini()
+    meta = [struct({"coderAgent": {"kind": "tool-call-update"}})]
+
+    def read_server(part: object) -> list[tuple[str, str, str | None]]:
+        reading = turn.read([part], metadata=meta)  # type: ignore[list-item]
+        assert reading is not None
+        return [(e.kind.value, e.status.value, e.content) for e in reading.envelopes]
+
+    assert read_server(gemini_server_tool_call("s1", "scheduled")) == [
+        ("tool_call", "running", None)
+    ]
+    assert read_server(gemini_server_tool_call("s1", "executing", live="a\n")) == [
+        ("tool_output_append", "running", "a\n")
+    ]
+    assert read_server(gemini_server_tool_call("s1", "executing", live="a\n")) == []
+    assert read_server(gemini_server_tool_call("s1", "success", result="done: 2 files")) == [
+        ("tool_call", "done", None)
+    ]
+    failed = turn.read(
+        [gemini_server_tool_call("s2", "error", name="read_file", error="ENOENT: no such file")],
+        metadata=meta,
+    )
+    assert failed is not None
+    assert [(e.tool, e.status, e.payload.get("reason")) for e in failed.envelopes] == [
+        ("read_file", Status.RUNNING, None),
+        ("read_file", Status.ABORTED, "ENOENT: no such file"),
+    ]

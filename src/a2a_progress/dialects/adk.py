@@ -27,6 +27,7 @@ from a2a_progress.dialects.base import (
     field,
     has_prefixed_key,
     metadata_value,
+    object_of,
     short_text,
     text_envelope,
     text_of,
@@ -138,12 +139,7 @@ class AdkReader:
                 return
         if call.ended:
             return
-        response = data.fields.get("response")
-        body = (
-            response.struct_value
-            if response is not None and response.HasField("struct_value")
-            else None
-        )
+        body = object_of(data.fields.get("response"))
         status = text_of(field(body, "status")) if body is not None else None
         if call.long_running and status is not None and status.lower() in _PENDING:
             return  # a long-running tool's interim answer: it goes on

@@ -91,12 +91,14 @@ def has_prefixed_key(structs: Sequence[Struct], prefix: str) -> bool:
     return any(key.startswith(prefix) for struct in structs for key in struct.fields)
 
 
+def object_of(value: Value | None) -> Struct | None:
+    """The JSON object a Value holds, else None."""
+    return value.struct_value if value is not None and value.HasField("struct_value") else None
+
+
 def data_fields(part: Part) -> Struct | None:
     """The object a DataPart carries (``Part.data`` holding a JSON object), else None."""
-    if not part.HasField("data"):
-        return None
-    value: Value = part.data
-    return value.struct_value if value.HasField("struct_value") else None
+    return object_of(part.data) if part.HasField("data") else None
 
 
 def text_of(value: Value | None) -> str | None:

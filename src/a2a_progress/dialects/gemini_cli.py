@@ -7,7 +7,8 @@ Every WORKING status update says what it is in its metadata, keyed by the extens
 object, resent on every change — ``tool_call_id``, ``tool_name``, ``status`` (PENDING,
 EXECUTING, SUCCEEDED, FAILED, CANCELLED), ``live_content`` (the whole output so far),
 ``output`` or ``error`` — or an ``AgentThought`` (``subject``, ``description``). Proto3 JSON
-may spell fields in camelCase; both spellings are read.
+may spell fields in camelCase; both spellings are read, and so is the object the Gemini CLI
+server actually sends (its scheduler's call: ``request.callId``, ``liveOutput``, ``response``).
 
 A ToolCall opens a call the first time it is seen, its live output becomes
 ``tool_output_append`` chunks of only what is new, and SUCCEEDED / FAILED / CANCELLED close
@@ -34,6 +35,7 @@ from a2a_progress.dialects.base import (
     clip,
     data_fields,
     field,
+    object_of,
     output_envelope,
     short_text,
     text_envelope,
@@ -124,24 +126,24 @@ class GeminiCliReader:
             data = data_fields(part)
             if data is None:
                 continue
-            if field(data, "tool_call_id", "toolCallId") is not None:
-                self._tool_call(data, counter, envelopes)
+            call = _ToolCallView.of(data)
+            if call is not None:
+                self._tool_call(call, counter, envelopes)
             elif field(data, "subject", "description") is not None:
                 thought = _thought(data)
                 if thought:
                     envelopes.append(text_envelope(counter, Kind.THINKING, thought))
         return envelopes
 
-    def _tool_call(self, data: Struct, counter: SeqCounter, out: list[Envelope]) -> None:
-        call_id = text_of(field(data, "tool_call_id", "toolCallId"))
-        status = _status(field(data, "status"))
+    def _tool_call(self, view: _ToolCallView, counter: SeqCounter, out: list[Envelope]) -> None:
+        call_id = view.call_id()
+        status = _status(field(view.data, "status"))
         if not call_id or status is None:
             return
         call_id = call_id[:MAX_ID_CHARS]
         call = self._calls.get(call_id)
         if call is None:
-            tool = text_of(field(data, "tool_name", "toolName")) or "tool"
-            call = self._calls.add(call_id, tool[:MAX_ID_CHARS])
+            call = self._calls.add(call_id, (view.tool() or "tool")[:MAX_ID_CHARS])
             if call is None:
                 return
         if call.ended:
@@ -151,19 +153,19 @@ class GeminiCliReader:
         if not call.running:
             call.running = True
             out.append(tool_envelope(counter, call, Status.RUNNING))
-        live = text_of(field(data, "live_content", "liveContent"))
+        live = view.live()
         if live is not None:
             self._output(call, live, counter, out)
         if status in _DONE:
             if call.output_length == 0:
-                result = _output_text(data)
+                result = view.result()
                 if result:
                     self._output(call, result, counter, out)
             call.ended = True
             out.append(tool_envelope(counter, call, Status.DONE))
         elif status in _ABORTED:
             call.ended = True
-            reason = short_text(field(data, "error")) or status.lower()
+            reason = short_text(view.error()) or status.lower()
             out.append(tool_envelope(counter, call, Status.ABORTED, reason=reason))
 
     def _output(self, call: CallState, live: str, counter: SeqCounter, out: list[Envelope]) -> None:
@@ -187,9 +189,60 @@ def _thought(data: Struct) -> str:
     return clip("\n".join(text for text in (subject, description) if text), MAX_TEXT_BYTES)
 
 
-def _output_text(data: Struct) -> str:
-    """The text of a SUCCEEDED call's ``output`` (``ToolOutput.text``), else ``""``."""
-    output = field(data, "output")
-    if output is None or not output.HasField("struct_value"):
+class _ToolCallView:
+    """One tool call object, in the RFC's ``ToolCall`` schema or the server's own.
+
+    The RFC: ``tool_call_id``, ``tool_name``, ``live_content``, ``output.text``, ``error``.
+    The Gemini CLI server sends its scheduler's call instead: ``request.callId``,
+    ``request.name`` (or ``tool.name``), ``liveOutput``, ``response.resultDisplay`` and
+    ``response.error``, with lower-case statuses (``executing``, ``success``, ``error``).
+    """
+
+    __slots__ = ("data", "request", "response")
+
+    def __init__(self, data: Struct, request: Struct | None) -> None:
+        self.data = data
+        self.request = request
+        self.response = object_of(field(data, "response"))
+
+    @classmethod
+    def of(cls, data: Struct) -> _ToolCallView | None:
+        """The view of ``data`` if it is a tool call object in either schema, else None."""
+        if field(data, "tool_call_id", "toolCallId") is not None:
+            return cls(data, None)
+        request = object_of(field(data, "request"))
+        if request is not None and field(request, "callId", "call_id") is not None:
+            return cls(data, request)
+        return None
+
+    def call_id(self) -> str | None:
+        if self.request is not None:
+            return text_of(field(self.request, "callId", "call_id"))
+        return text_of(field(self.data, "tool_call_id", "toolCallId"))
+
+    def tool(self) -> str | None:
+        name = text_of(field(self.data, "tool_name", "toolName"))
+        if name is None and self.request is not None:
+            name = text_of(field(self.request, "name"))
+        tool = object_of(field(self.data, "tool"))
+        if name is None and tool is not None:
+            name = text_of(field(tool, "name"))
+        return name
+
+    def live(self) -> str | None:
+        return text_of(field(self.data, "live_content", "liveContent", "liveOutput"))
+
+    def result(self) -> str:
+        """The text of a successful call's result (RFC ``output.text``), else ``""``."""
+        output = object_of(field(self.data, "output"))
+        if output is not None:
+            return text_of(field(output, "text")) or ""
+        if self.response is not None:
+            return text_of(field(self.response, "resultDisplay")) or ""
         return ""
-    return text_of(field(output.struct_value, "text")) or ""
+
+    def error(self) -> Value | None:
+        error = field(self.data, "error")
+        if error is None and self.response is not None:
+            error = field(self.response, "error")
+        return error
