@@ -9,7 +9,6 @@ flight, so nothing on the agent's path waits for the exporter.
 """
 
 import asyncio
-import socket
 import threading
 from collections.abc import Sequence
 from typing import Literal
@@ -23,6 +22,7 @@ from a2a_progress.otlp_receiver import OtlpReceiver
 from a2a_progress.serve import serve_agent
 from support import agents
 from support.otlp import PROTOCOLS, Protocol, endpoint, instrumented_services, span_exporter
+from support.processes import free_port
 
 # How long the exporter may wait for one answer. The OTLP exporters retry a refused connection
 # with backoffs of about 1, 2, 4, 8 and 16 s (at least 24 s in all, jitter included) within it.
@@ -59,9 +59,7 @@ class WatchedExporter(SpanExporter):
 
 def refused_target(protocol: Protocol) -> str:
     """An exporter target on a loopback port nothing listens on (bound, then closed)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     return f"127.0.0.1:{port}" if protocol == "grpc" else f"http://127.0.0.1:{port}"
 
 
