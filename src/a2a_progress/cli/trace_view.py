@@ -54,7 +54,11 @@ class _Row:
 
 
 def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
-    """Depth first, children by start time; spans with an unknown parent are roots."""
+    """Depth first, children by start time; spans with an unknown parent are roots.
+
+    Spans no root leads to (parent links that form a cycle, which only a broken or hostile
+    exporter sends) are drawn as roots too, each once.
+    """
     ids = {span.span_id for span in spans}
     children: dict[str | None, list[SpanLike]] = defaultdict(list)
     for span in spans:
@@ -62,17 +66,22 @@ def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
         children[parent].append(span)
     for siblings in children.values():
         siblings.sort(key=lambda span: (span.start_time_unix_nano, span.name))
+    drawn: set[int] = set()
 
-    def walk(parent: str | None, lead: str, is_root: bool) -> Iterator[_Row]:
-        kids = children.get(parent, [])
+    def walk(kids: Sequence[SpanLike], lead: str, is_root: bool) -> Iterator[_Row]:
+        kids = [span for span in kids if id(span) not in drawn]
+        drawn.update(id(span) for span in kids)
         for index, span in enumerate(kids):
             last = index == len(kids) - 1
             branch = "" if is_root else ("└─ " if last else "├─ ")
             yield _Row(span, lead + branch)
             deeper = lead if is_root else lead + ("   " if last else "│  ")
-            yield from walk(span.span_id, deeper, False)
+            yield from walk(children.get(span.span_id, []), deeper, False)
 
-    yield from walk(None, "", True)
+    yield from walk(children.get(None, []), "", True)
+    for span in spans:
+        if id(span) not in drawn:
+            yield from walk([span], "", True)
 
 
 def _duration(nanos: int) -> str:
