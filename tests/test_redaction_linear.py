@@ -27,7 +27,8 @@ PIECES = [
     "-u ", "-u a", "--user=", "-u a -p", "login a password ", "login ", "--token ",
     "--password-", "--token -", "--api-key '",
     # key/value pairs: names, separators, quotes, scheme words, code-like values
-    "password=", 'password: "', 'password=\\"', "password-", "token_", "DB_PASSWORD", "secret",
+    "password=", "password: a ", "password: a #", 'password: "', 'password=\\"', "password-",
+    "token_", "DB_PASSWORD", "secret",
     " secret : ", "secret:\t", "x-", "x-key", "api key", "password=getpass", "password: a.",
     "token=Bearer ", "token: bearer", "_auth", '"auth"', "a_signature", "AccountKey=a;",
     "<password>", "<password", "key-", "password=<a", "password={{a", "password=${A", "pwd=*",

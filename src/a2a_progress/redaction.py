@@ -67,15 +67,19 @@ def _quoted_or(prefix: str, unquoted: str, guard: str = "") -> str:
 
 
 def _opening_quote(prefix: str) -> str:
+    # Used inside an atomic group with the separator before it: once the separator and quote
+    # are read, no other reading of them is tried when the value fails ("=>" is not "=" + ">").
     return rf"(?P<{prefix}_e>\\)?(?P<{prefix}_q>[\"'])?"
 
 
 # A pair's value is not a credential when it is a literal (None, true …), a placeholder
-# ("********", "<your-key>", "${DB_PASSWORD}", "{password}", "%s", "{{ .Values.token }}") or,
+# ("********", "<your-key>", "${DB_PASSWORD}", "{password}", "%s", "{{ .Values.token }}"),
+# already masked, or,
 # unquoted, code that fetches the secret ("getpass()", "os.environ[…]").
 _NOT_A_SECRET: Final = (
     r"(?!(?:(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)"
-    r"|\*{3,}|•+|<[\w .-]{1,40}>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s)"
+    r"|\*{3,}|•+|<[\w .-]{1,40}>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s"
+    rf"|{re.escape(MASK)})"
     r"(?:[\s\"',;&})\]\\]|$))"
 )
 # An unquoted value of a pair: one run of non-delimiters, after an optional scheme word.
@@ -87,6 +91,13 @@ _PAIR_VALUE: Final = (
 # "=" opens a quoted parameter (Digest's response="…") that is part of the value.
 _HEADER_VALUE: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)+"
 _PAIR_SEPARATOR: Final = r"\\?[\"']?\]?[ \t]*(?:=>|:=|:|=(?!=))"
+# After "key: " (YAML, a header, prose) an unquoted value is the rest of the line, spaces
+# included ("password: correct horse battery staple"), up to a delimiter or a " #" comment;
+# after "=" it is one run (a log line's next "user=..." is not part of it).
+_COLON_VALUE: Final = (
+    rf"(?![A-Za-z_][\w.]{{0,60}}+[(\[])[^{_UNQUOTED_STOP}\]]++"
+    rf"(?:[ \t]++(?!#)[^{_UNQUOTED_STOP}\]]++)*+"
+)
 _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 
 
@@ -102,14 +113,14 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         "auth_header",
         r"(?P<auth_header_keep>(?<![A-Za-z0-9_-])(?i:(?:proxy-)?authorization)"
-        rf"{_HEADER_SEPARATOR}{_opening_quote('ah')})"
+        rf"(?>{_HEADER_SEPARATOR}{_opening_quote('ah')}))"
         + _quoted_or("ah", _HEADER_VALUE),
     ),
     (
         # Every pair of the header; a value must start "name=" ("Cookie: chocolate" is prose).
         "cookie_header",
         r"(?P<cookie_header_keep>(?<![A-Za-z0-9_-])(?i:(?:set-)?cookie2?)"
-        rf"{_HEADER_SEPARATOR}{_opening_quote('ck')})"
+        rf"(?>{_HEADER_SEPARATOR}{_opening_quote('ck')}))"
         r"(?=[^\s=;\"'\\]{1,256}+=)" + _quoted_or("ck", _HEADER_VALUE),
     ),
     (
@@ -146,7 +157,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # --token abc, --client-secret "x y" (with "=", it is a secret_pair).
         "cli_flag",
         rf"(?P<cli_flag_keep>(?<![\w-])--?(?i:(?=[\w-]*?{_NAME_WORDS})[\w-]++"
-        rf"{_NOT_A_VALUE_NAME}|cookie)[ \t]+(?!-){_opening_quote('cf')})"
+        rf"{_NOT_A_VALUE_NAME}|cookie)(?>[ \t]+(?!-){_opening_quote('cf')}))"
         + _quoted_or("cf", _PAIR_VALUE, _NOT_A_SECRET),
     ),
     (
@@ -157,8 +168,9 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         rf"(?=[\w.-]++{_PAIR_SEPARATOR})(?=[\w.-]*?{_NAME_WORDS})[\w.-]++{_NOT_A_VALUE_NAME}"
         r"|(?:api|access|secret|private|account|auth) key"
         r"|x-[\w-]{0,60}+(?<=key))"
-        rf"{_PAIR_SEPARATOR}[ \t]*{_opening_quote('sp')})"
-        + _quoted_or("sp", _PAIR_VALUE, _NOT_A_SECRET),
+        r"(?>\\?[\"']?\]?[ \t]*(?:=>|:=|(?P<sp_colon>:)|=(?!=))"
+        rf"[ \t]*{_opening_quote('sp')}))"
+        + _quoted_or("sp", f"(?(sp_colon){_COLON_VALUE}|{_PAIR_VALUE})", _NOT_A_SECRET),
     ),
     (
         # Query parameters whose bare name is a credential only in a URL: Google's "key",

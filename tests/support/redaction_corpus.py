@@ -79,6 +79,7 @@ _ROWS: list[tuple[str, ...]] = [
     ("json", "bearer-value", f'{{"Authorization": "Bearer {TOKEN}"}}', TOKEN),
     # -- YAML and .env --------------------------------------------------------------------------
     ("yaml", "password", f"database:\n  host: db\n  password: {TOKEN}\n  port: 5432", TOKEN, "port: 5432"),
+    ("yaml", "unquoted-words", "smtp:\n  user: alerts\n  password: correct horse battery staple\n  port: 587", "horse battery staple", "port: 587"),
     ("yaml", "quoted", f"auth:\n  client_secret: '{TOKEN}'", TOKEN),
     ("yaml", "k8s-stringdata", f"stringData:\n  API_TOKEN: {TOKEN}", TOKEN),
     ("env", "dotenv", f"OPENAI_MODEL=gpt-x\nSTRIPE_SECRET_KEY={TOKEN}\nDEBUG=1", TOKEN, "DEBUG=1"),
