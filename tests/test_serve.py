@@ -24,6 +24,7 @@ from google.protobuf import json_format
 
 import a2a_progress.serve
 import a2a_progress.serving
+from a2a_progress.extension import declares_progress_extension, progress_extension
 from a2a_progress.serving import (
     REST_PATH,
     TRANSPORTS,
@@ -331,3 +332,18 @@ def test_user_message_starts_or_continues_a_turn() -> None:
     follow_up = user_message("yes", context_id="ctx", task_id="task", return_immediately=True)
     assert (follow_up.message.context_id, follow_up.message.task_id) == ("ctx", "task")
     assert follow_up.configuration.return_immediately
+
+
+async def test_the_card_declares_the_extensions_given() -> None:
+    async with (
+        serve_agent(progress_agent(), extensions=(progress_extension(),)) as declaring,
+        serve_agent(progress_agent()) as plain,
+        httpx.AsyncClient() as http,
+    ):
+        cards = [
+            await A2ACardResolver(http, served.http_url).get_agent_card()
+            for served in (declaring, plain)
+        ]
+    assert [declares_progress_extension(card) for card in cards] == [True, False]
+    [extension] = cards[0].capabilities.extensions
+    assert extension.params["metadataKey"] == "tfrs"

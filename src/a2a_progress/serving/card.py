@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
 from a2a.utils.constants import PROTOCOL_VERSION_0_3, PROTOCOL_VERSION_1_0
 
 from a2a_progress.serving.transports import BINDINGS
@@ -28,6 +28,7 @@ def build_agent_card(
     streaming: bool = True,
     skills: Sequence[AgentSkill] = (),
     v0_3: bool = True,
+    extensions: Sequence[AgentExtension] = (),
 ) -> AgentCard:
     """Build the card of an agent served at ``http_url`` (and ``grpc_target``).
 
@@ -38,7 +39,9 @@ def build_agent_card(
     the card decide speaks JSON-RPC 1.0.
 
     The spec requires at least one skill, so without ``skills`` the card gets
-    one generic skill named after the agent.
+    one generic skill named after the agent. ``extensions`` go to
+    ``capabilities.extensions`` (e.g. ``progress_extension()`` for an agent that
+    sends progress envelopes).
     """
     base = http_url.rstrip("/")
     endpoints = [
@@ -60,7 +63,7 @@ def build_agent_card(
             for version in versions
             for binding, url in endpoints
         ],
-        capabilities=AgentCapabilities(streaming=streaming),
+        capabilities=AgentCapabilities(streaming=streaming, extensions=list(extensions)),
         default_input_modes=_MODES,
         default_output_modes=_MODES,
         skills=list(skills) or [default_skill],

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import signal
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Final, TypedDict
 
@@ -23,7 +23,7 @@ from a2a.server.routes import (
     create_rest_routes,
 )
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types import AgentCard, a2a_pb2_grpc
+from a2a.types import AgentCard, AgentExtension, a2a_pb2_grpc
 from a2a.utils.constants import PROTOCOL_VERSION_0_3, PROTOCOL_VERSION_1_0
 from starlette.applications import Starlette
 from typing_extensions import Unpack
@@ -57,6 +57,7 @@ class ServeOptions(TypedDict, total=False):
     enable_v0_3_compat: bool
     streaming: bool
     public_host: str | None
+    extensions: Sequence[AgentExtension]
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ async def serve_agent(
     enable_v0_3_compat: bool = True,
     streaming: bool = True,
     public_host: str | None = None,
+    extensions: Sequence[AgentExtension] = (),
 ) -> AsyncIterator[ServedAgent]:
     """Serve ``executor`` on ``host`` over every transport until the block exits.
 
@@ -108,7 +110,9 @@ async def serve_agent(
     carries the real ones. ``enable_v0_3_compat`` serves the v0.3 protocol
     beside 1.0 on every transport and lists it in the card. ``public_host`` is
     the host name the card advertises; it defaults to ``host``, or to loopback
-    when ``host`` is a wildcard address such as ``0.0.0.0``.
+    when ``host`` is a wildcard address such as ``0.0.0.0``. ``extensions`` are
+    declared in the card (pass ``(progress_extension(),)`` for an agent that sends
+    progress envelopes through ``ProgressEmitter``).
 
     Neither server touches signal handlers. On exit both stop accepting at once;
     in-flight requests get a second's grace, then the request handler is closed,
@@ -134,6 +138,7 @@ async def serve_agent(
             grpc_target=grpc_target,
             streaming=streaming,
             v0_3=enable_v0_3_compat,
+            extensions=extensions,
         )
         handler = DefaultRequestHandler(executor, InMemoryTaskStore(), card)
         if grpc_server is not None:

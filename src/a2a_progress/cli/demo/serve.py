@@ -33,6 +33,7 @@ from a2a_progress.cli.demo.auditor import (
     AuditorAgentExecutor,
 )
 from a2a_progress.cli.telemetry import start_telemetry
+from a2a_progress.extension import progress_extension
 from a2a_progress.serving import serve_forever
 
 AGENTS: Final = ("investigator", "auditor")
@@ -131,6 +132,7 @@ async def run_serve_demo(
             http_port=port,
             grpc_port=grpc_port,
             public_host=public_host,
+            extensions=(progress_extension(),),  # it sends progress envelopes
         )
     finally:
         # Spans still in the batch processor reach the collector before the process ends.
