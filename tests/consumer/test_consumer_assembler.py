@@ -1165,3 +1165,15 @@ def test_close_can_end_only_some_turns() -> None:
     closed = assembler.close(task_ids=["t3", "t1", "unknown"])
     assert [o.task_id for o in closed] == ["t1", "t3"]  # oldest first
     assert [o.task_id for o in assembler.close()] == ["t2"]
+
+
+def test_a_handed_envelope_is_used_instead_of_decoding_the_lone_part_again() -> None:
+    sent = think(1, "from the emitter")
+    handed = Envelope(Kind.THINKING, 1, {"text": "from the emitter"})
+    [update] = ProgressAssembler().feed(working(sent), envelope=handed)
+    assert isinstance(update, ProgressUpdate)
+    assert update.envelope is handed
+    # Only a status update's own message takes it: a snapshot's history is read from the wire.
+    history = [envelope_message(think(1, "h1")), envelope_message(think(2, "h2"))]
+    updates = ProgressAssembler().feed(snapshot(WORKING, history), envelope=handed)
+    assert [u.envelope.content for u in progress_of(updates)] == ["h1", "h2"]

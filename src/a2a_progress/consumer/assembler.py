@@ -141,13 +141,18 @@ class ProgressAssembler:
         turn = self._turns.get(task_id)
         return [] if turn is None else turn.calls.open_calls()
 
-    def feed(self, event: A2AEvent) -> list[Update]:
-        """Apply one event; return the updates it produces (often one, possibly none)."""
+    def feed(self, event: A2AEvent, *, envelope: Envelope | None = None) -> list[Update]:
+        """Apply one event; return the updates it produces (often one, possibly none).
+
+        ``envelope``: the envelope the lone Part of a status update's message carries, already
+        read (the callee's bridge gets it from the emitter that built the event), so it is not
+        decoded again. Ignored for other events and for messages of several Parts.
+        """
         view = view_event(event)
         self.last_event = view
         self._last = _NONE
         if view[0] is _STATUS_UPDATE:  # view.kind; almost every event of a stream
-            updates = self._status(view)
+            updates = self._status(view, envelope)
         elif view.kind is EventKind.TASK:
             updates = self._snapshot(view)
         elif view.kind is EventKind.ARTIFACT_UPDATE:
@@ -227,7 +232,7 @@ class ProgressAssembler:
 
     # -- event kinds -------------------------------------------------------------------------
 
-    def _status(self, view: EventView) -> list[Update]:
+    def _status(self, view: EventView, handed: Envelope | None = None) -> list[Update]:
         # One unpacking instead of six attribute reads: this runs for almost every event.
         _, task_id, context_id, state, message, status, _, _, _, _ = view
         turn = self._turns.get(task_id) or self._turn(task_id, context_id)
@@ -237,7 +242,9 @@ class ProgressAssembler:
         if state == _WORKING:  # almost every event; WORKING is neither terminal nor interrupted
             if turn.awaiting_start and status is not None:
                 turn.note_time(status, last_chance=True)
-            return [] if message is None else self._progress(turn, message, status, False)
+            if message is None:
+                return []
+            return self._progress(turn, message, status, False, handed)
         if state in TERMINAL_STATES or state in INTERRUPTED_STATES:
             reason = TERMINAL_END_REASONS.get(state, EndReason.STREAM_CLOSED)
             return [
@@ -313,15 +320,23 @@ class ProgressAssembler:
     # -- progress ----------------------------------------------------------------------------
 
     def _progress(
-        self, turn: Turn, message: Message, status: TaskStatus | None, replayed: bool
+        self,
+        turn: Turn,
+        message: Message,
+        status: TaskStatus | None,
+        replayed: bool,
+        handed: Envelope | None = None,
     ) -> list[Update]:
-        """The progress in one working message (``status`` None: replayed from history)."""
+        """The progress in one working message (``status`` None: replayed from history).
+
+        ``handed``: its lone Part's envelope, already read by whoever built it.
+        """
         parts = message.parts
         if len(parts) == 1:
             # The norm (spec rule 2): one Part, the fallback beside the envelope. Read both from
             # it at once: each pass over the parts builds protobuf wrappers again.
             part = parts[0]
-            found = read_part(part)
+            found = read_part(part) if handed is None else handed
             text = part.text  # "" when the Part holds no text (a proto3 default, no HasField)
         else:
             found, text = read_message(message), message_text(message)
