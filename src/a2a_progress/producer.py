@@ -9,6 +9,7 @@ and puts each one on the wire as one Part carrying the text fallback and the env
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import re
 import weakref
@@ -59,6 +60,23 @@ _OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 K
 # redactor it would use itself, the text needs no second scan (see redacted_by()).
 _RECENT_TEXTS: Final = 64
 _recently_redacted: dict[str, Redactor] = {}
+
+
+# The envelope of the working update this task's emitter is enqueuing: the callee's bridge sees
+# the event inside that same enqueue call and takes it from here (handed_envelope()).
+_handoff: contextvars.ContextVar[list[Envelope] | None] = contextvars.ContextVar(
+    "a2a_progress_handoff", default=None
+)
+
+
+def handed_envelope() -> Envelope | None:
+    """The envelope this task's emitter is enqueuing right now (once), else None.
+
+    The emitter built the update's lone Part from it, so the callee's OpenTelemetry bridge,
+    which sees the update inside the same enqueue call, need not decode it again.
+    """
+    held = _handoff.get()
+    return held.pop() if held else None
 
 
 def redacted_by(text: str) -> Redactor | None:
@@ -416,10 +434,16 @@ class ProgressEmitter:
             envelope = Envelope(
                 kind=kind, seq=seq, payload=payload, status=status, stream_key=stream_key
             )
+            handed: list[Envelope] = []
             try:
                 part = envelope_part(encode(envelope), fallback)
+                handed.append(envelope)
             except OversizeEnvelopeError:
                 part = text_part(split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
-            await self.updater.update_status(
-                TaskState.TASK_STATE_WORKING, message=self.updater.new_agent_message([part])
-            )
+            token = _handoff.set(handed)
+            try:
+                await self.updater.update_status(
+                    TaskState.TASK_STATE_WORKING, message=self.updater.new_agent_message([part])
+                )
+            finally:
+                _handoff.reset(token)

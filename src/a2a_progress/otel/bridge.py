@@ -38,7 +38,7 @@ from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
 from a2a_progress.otel.safe_text import bounded, peer_name, redacted
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
-from a2a_progress.producer import redacted_by
+from a2a_progress.producer import handed_envelope, redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
 
 logger = logging.getLogger(__name__)
@@ -178,6 +178,7 @@ class TurnTelemetry:
             None if self._recording else NonRecordingSpan(span.get_span_context())
         )
         # The callee's texts may come from this process's own emitter (see _content()).
+        self._callee = observer == conv.OBSERVER_CALLEE
         self._own_texts = (
             observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
         )
@@ -202,7 +203,9 @@ class TurnTelemetry:
             return None
         self._opened = None
         try:
-            updates = self._assembler.feed(event)
+            # The callee's own emitter hands over the envelope of the update it is enqueuing.
+            envelope = handed_envelope() if self._callee else None
+            updates = self._assembler.feed(event, envelope=envelope)
             self._note_ids()
             for update in updates:
                 if isinstance(update, TurnOutcome):
