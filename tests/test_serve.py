@@ -255,7 +255,7 @@ async def test_exit_closes_ports_and_leaves_nothing_running() -> None:
     assert asyncio.all_tasks() == tasks_before
     agent.turns.clear()  # a turn's request context holds the gRPC call's objects
     gc.collect()  # grpc.aio runs a poller thread while any channel or server object lives
-    assert set(threading.enumerate()) == threads_before
+    assert set(threading.enumerate()) <= threads_before  # nothing new (earlier ones may end)
 
 
 async def test_exit_ends_streams_still_in_flight() -> None:
