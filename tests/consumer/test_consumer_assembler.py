@@ -1177,3 +1177,44 @@ def test_a_handed_envelope_is_used_instead_of_decoding_the_lone_part_again() -> 
     history = [envelope_message(think(1, "h1")), envelope_message(think(2, "h2"))]
     updates = ProgressAssembler().feed(snapshot(WORKING, history), envelope=handed)
     assert [u.envelope.content for u in progress_of(updates)] == ["h1", "h2"]
+
+
+# -- times: the agent's, or unknown ---------------------------------------------------------------
+
+
+def stamped(event: StreamResponse, seconds: float) -> StreamResponse:
+    event.status_update.status.timestamp.FromNanoseconds(int(seconds * 1e9))
+    return event
+
+
+def test_times_come_from_the_statuses_and_a_clock_going_back_is_unknown() -> None:
+    assembler = ProgressAssembler()
+    updates = feed_all(
+        assembler,
+        [
+            stamped(working(think(1)), 100.0),
+            stamped(working(call(2, "a")), 100.5),
+            stamped(working(call(3, "a", Status.DONE)), 101.25),
+            stamped(working(call(4, "b")), 102.0),
+            stamped(working(call(5, "b", Status.DONE)), 101.0),  # before its start
+            stamped(working(call(6, "c")), 103.0),  # still open at the end
+            stamped(terminal(COMPLETED, "ok"), 104.0),
+        ],
+    )
+    calls = {u.call.key: u.call for u in progress_of(updates) if u.opened and u.call}
+    assert (calls["a"].started_at, calls["a"].ended_at, calls["a"].duration) == (
+        100.5, 101.25, 0.75,
+    )  # fmt: skip
+    assert calls["b"].duration is None  # the agent's clock went back: unknown, not 0
+    assert (calls["c"].end_reason, calls["c"].ended_at, calls["c"].duration) == (
+        EndReason.TURN_COMPLETED, 104.0, 1.0,
+    )  # fmt: skip
+    [outcome] = outcomes_of(updates)
+    assert (outcome.started_at, outcome.ended_at, outcome.duration) == (100.0, 104.0, 4.0)
+    assert not outcome.replayed
+
+
+def test_a_turn_first_seen_at_its_end_has_no_start() -> None:
+    [outcome] = ProgressAssembler().feed(stamped(terminal(COMPLETED, "ok"), 50.0))
+    assert isinstance(outcome, TurnOutcome)
+    assert (outcome.started_at, outcome.ended_at, outcome.duration) == (None, 50.0, None)

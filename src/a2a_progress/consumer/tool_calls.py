@@ -30,6 +30,14 @@ Tracked = tuple["CallRecord | None", bool, tuple["CallRecord", ...]]
 """What an envelope did: its call (if any), whether it opened that call, the calls it ended."""
 
 
+def elapsed(started_at: float | None, ended_at: float | None) -> float | None:
+    """``ended_at - started_at``; None when either is unknown or the end is before the start
+    (an agent clock that went back says nothing true about how long it took)."""
+    if started_at is None or ended_at is None or ended_at < started_at:
+        return None
+    return ended_at - started_at
+
+
 class CallRecord:
     """One tool call as the caller sees it. Owned and updated by the assembler; read-only to you.
 
@@ -89,9 +97,7 @@ class CallRecord:
     @property
     def duration(self) -> float | None:
         """Seconds from start to end as the agent recorded them; None when either is unknown."""
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return max(0.0, self.ended_at - self.started_at)
+        return elapsed(self.started_at, self.ended_at)
 
     def _end(self, reason: EndReason, at: float | None) -> None:
         self.end_reason = reason

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from a2a.types.a2a_pb2 import Artifact, Message, TaskState
 
-from a2a_progress.consumer.tool_calls import CallRecord
+from a2a_progress.consumer.tool_calls import CallRecord, elapsed
 from a2a_progress.envelope import Envelope, Rejected
 
 
@@ -78,9 +78,7 @@ class TurnOutcome:
     @property
     def duration(self) -> float | None:
         """Seconds the turn took as the agent recorded them; None when either end is unknown."""
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return max(0.0, self.ended_at - self.started_at)
+        return elapsed(self.started_at, self.ended_at)
 
 
 Update = ProgressUpdate | TurnOutcome
