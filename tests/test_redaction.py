@@ -284,3 +284,13 @@ def test_a_long_run_of_key_words_without_a_separator_is_left_alone() -> None:
     text = "token_" * 11_000
     assert DEFAULT_REDACTOR.redact(text) == text
     assert DEFAULT_REDACTOR.redact(text + "=s3cr3t") == text + "=" + MASK
+
+
+def test_a_token_glued_to_a_masked_one_is_masked_too() -> None:
+    # The second key only starts a match once the first is masked (no word boundary before it).
+    databricks = "dapi2b7f1c9e4d3a6b8c0e5f7a9b1d3c5e7f-3"
+    text = f"{databricks}{databricks}{GOOGLE}Authorization: Basic dXNlcjpwYXNzd29yZA=="
+    redacted, count = DEFAULT_REDACTOR.redact_counted(text)
+    assert redacted == f"{MASK}{MASK}{MASK}Authorization: {MASK}"
+    assert count == 4
+    assert DEFAULT_REDACTOR.redact(redacted) == redacted

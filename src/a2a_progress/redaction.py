@@ -23,6 +23,9 @@ from collections.abc import Iterable
 from typing import Final
 
 MASK: Final = "[REDACTED]"
+# Passes over a text in which something was masked: each can uncover one more token glued to a
+# masked one (see Redactor._masked); bounded so that hostile text stays linear.
+_MAX_PASSES: Final = 3
 
 # Words that make a name (a key, a header, a flag) a credential's name, wherever they occur in
 # it: "DB_PASSWORD", "x-auth-token", "aws_secret_access_key", "AccountKey". "tokens" and
@@ -112,7 +115,8 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "auth_header",
-        r"(?P<auth_header_keep>(?<![A-Za-z0-9_-])(?i:(?:proxy-)?authorization)"
+        # No look-behind: "proxyAuthorization:" and "…key1Authorization:" are headers too.
+        r"(?P<auth_header_keep>(?i:(?:proxy-)?authorization)"
         rf"(?>{_HEADER_SEPARATOR}{_opening_quote('ah')}))"
         + _quoted_or("ah", _HEADER_VALUE),
     ),
@@ -383,15 +387,40 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """Return ``text`` with every credential masked."""
-        if not self._needs_scan(text):
-            return text
-        return self._regex.sub(self._replace, text)
+        return self._masked(text)[0]
 
     def redact_counted(self, text: str) -> tuple[str, int]:
         """Like :meth:`redact`, and also return how many credentials were masked."""
+        return self._masked(text)
+
+    def _masked(self, text: str) -> tuple[str, int]:
+        # A mask can put a word boundary where there was none: a token glued to the one before
+        # it ("…-3dapi…") only starts a match once that one is masked. So a text in which a pass
+        # masked something is scanned again (a few times at most, to stay linear), counting
+        # only what a new pass changes.
         if not self._needs_scan(text):
             return text, 0
-        return self._regex.subn(self._replace, text)
+        masked, count = self._regex.subn(self._replace, text)
+        new = count
+        for _ in range(_MAX_PASSES - 1):
+            if not new:
+                break
+            masked, new = self._rescan(masked)
+            count += new
+        return masked, count
+
+    def _rescan(self, text: str) -> tuple[str, int]:
+        """Another pass over masked text, and how many matches it changed (a mask matched again
+        as itself, as in "Authorization: [REDACTED]", is not a new one)."""
+        changed = 0
+
+        def replace(match: re.Match[str]) -> str:
+            nonlocal changed
+            replacement = self._replace(match)
+            changed += replacement != match.group()
+            return replacement
+
+        return self._regex.sub(replace, text), changed
 
 
 DEFAULT_REDACTOR: Final = Redactor()
