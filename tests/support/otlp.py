@@ -31,7 +31,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from a2a_progress.otel import A2AProgressInstrumentor
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedEvent, ReceivedSpan
 from support import agents
 
 Protocol = Literal["grpc", "http/protobuf"]
@@ -107,6 +107,36 @@ def instrumented_services(
         instrumentor.uninstrument()
         services.caller.shutdown()
         services.callee.shutdown()
+
+
+def received_span(
+    name: str,
+    span_id: str,
+    parent: str | None,
+    *,
+    service: str = "svc",
+    start_ns: int = 0,
+    end_ns: int = 0,
+    error: str = "",
+    events: int = 0,
+    trace_id: str = "ab" * 16,
+) -> ReceivedSpan:
+    """A span as the receiver would record it, for the waterfall's tests."""
+    return ReceivedSpan(
+        service_name=service,
+        name=name,
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_span_id=parent,
+        kind="INTERNAL",
+        start_time_unix_nano=start_ns,
+        end_time_unix_nano=end_ns,
+        status_code="ERROR" if error else "UNSET",
+        status_message=error,
+        attributes={},
+        events=tuple(ReceivedEvent("e", 0, {}) for _ in range(events)),
+        scope_name="test",
+    )
 
 
 def bridge_spans(spans: list[ReceivedSpan]) -> list[ReceivedSpan]:

@@ -18,16 +18,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Span
 
 from a2a_progress.otlp import ReceivedSpan, TraceCollector, spans_of
+from support.clock import FakeClock
 
 QUIET = 2.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Agent:
@@ -52,7 +45,7 @@ def names(spans: Iterable[ReceivedSpan]) -> list[str]:
 
 
 def test_a_trace_is_complete_after_its_root_and_a_quiet_period() -> None:
-    clock, caller, callee = Clock(), Agent("caller"), Agent("callee")
+    clock, caller, callee = FakeClock(), Agent("caller"), Agent("callee")
     collector = TraceCollector(QUIET, clock=clock)
     with caller.tracer.start_as_current_span("turn") as root:
         with callee.tracer.start_as_current_span("serve"):
@@ -75,7 +68,7 @@ def test_a_trace_is_complete_after_its_root_and_a_quiet_period() -> None:
 
 
 def test_late_spans_reopen_the_trace_with_only_them_as_new() -> None:
-    clock, caller, callee = Clock(), Agent("caller"), Agent("callee")
+    clock, caller, callee = FakeClock(), Agent("caller"), Agent("callee")
     collector = TraceCollector(QUIET, clock=clock)
     with caller.tracer.start_as_current_span("turn") as root:
         late: Span = callee.tracer.start_span("slow tool")
@@ -95,7 +88,7 @@ def test_late_spans_reopen_the_trace_with_only_them_as_new() -> None:
 
 
 def test_a_trace_without_a_root_is_handed_out_after_a_longer_wait() -> None:
-    clock, callee = Clock(), Agent("callee")
+    clock, callee = FakeClock(), Agent("callee")
     collector = TraceCollector(QUIET, clock=clock)
     remote_parent = callee.tracer.start_span("never exported")
     with callee.tracer.start_as_current_span(
@@ -112,7 +105,7 @@ def test_a_trace_without_a_root_is_handed_out_after_a_longer_wait() -> None:
 
 
 def test_flush_hands_out_every_open_trace() -> None:
-    clock, caller = Clock(), Agent("caller")
+    clock, caller = FakeClock(), Agent("caller")
     collector = TraceCollector(QUIET, clock=clock)
     for name in ("one", "two"):
         with caller.tracer.start_as_current_span(name):
@@ -123,7 +116,7 @@ def test_flush_hands_out_every_open_trace() -> None:
 
 
 def test_past_max_traces_the_oldest_open_trace_is_handed_out_early() -> None:
-    clock, caller = Clock(), Agent("caller")
+    clock, caller = FakeClock(), Agent("caller")
     collector = TraceCollector(QUIET, max_traces=2, clock=clock)
     for name in ("first", "second", "third"):
         with caller.tracer.start_as_current_span(name):
@@ -139,7 +132,7 @@ def test_past_max_traces_the_oldest_open_trace_is_handed_out_early() -> None:
 
 
 def test_a_trace_past_max_spans_is_handed_out_at_once_and_forgotten() -> None:
-    clock, caller = Clock(), Agent("caller")
+    clock, caller = FakeClock(), Agent("caller")
     collector = TraceCollector(QUIET, max_spans=3, clock=clock)
     with caller.tracer.start_as_current_span("root"):
         for index in range(4):

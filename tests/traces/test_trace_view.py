@@ -9,25 +9,15 @@ from rich.console import Console
 
 from a2a_progress.cli.trace_view import Waterfall
 from a2a_progress.otlp import ReceivedSpan
+from support.otlp import received_span
 
 MS = 1_000_000
 
 
-def span(name: str, span_id: str, parent: str | None, service: str = "svc") -> ReceivedSpan:
-    return ReceivedSpan(
-        service_name=service,
-        name=name,
-        trace_id="cd" * 16,
-        span_id=span_id,
-        parent_span_id=parent,
-        kind="INTERNAL",
-        start_time_unix_nano=int(span_id, 16) * MS,
-        end_time_unix_nano=(int(span_id, 16) + 5) * MS,
-        status_code="UNSET",
-        status_message="",
-        attributes={},
-        events=(),
-        scope_name="test",
+def span(name: str, span_id: str, parent: str | None) -> ReceivedSpan:
+    start = int(span_id, 16) * MS
+    return received_span(
+        name, span_id, parent, start_ns=start, end_ns=start + 5 * MS, trace_id="cd" * 16
     )
 
 
