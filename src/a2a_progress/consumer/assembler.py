@@ -119,12 +119,17 @@ class ProgressAssembler:
         self._finished = RecentKeys(finished_memory)
         self._evicted: list[TurnOutcome] = []
         self._last = Outcome.NONE
-        self.last_event: EventView | None = None
+        self._last_event: EventView | None = None
 
     @property
     def last_outcome(self) -> Outcome:
         """What the latest :meth:`feed` did (accepted, duplicate, degraded, ..., or none)."""
         return Outcome.DEGRADED if self._last in REJECTIONS else self._last
+
+    @property
+    def last_event(self) -> EventView | None:
+        """The view of the latest event fed (its task id, context id, state), None before any."""
+        return self._last_event
 
     @property
     def dialects(self) -> frozenset[str]:
@@ -149,7 +154,7 @@ class ProgressAssembler:
         decoded again. Ignored for other events and for messages of several Parts.
         """
         view = view_event(event)
-        self.last_event = view
+        self._last_event = view
         self._last = _NONE
         if view[0] is _STATUS_UPDATE:  # view.kind; almost every event of a stream
             updates = self._status(view, envelope)
@@ -423,7 +428,8 @@ class ProgressAssembler:
     def _metadata(self, message: Message, replayed: bool) -> list[Struct]:
         """Every metadata Struct of a working update: its event's (when live), its message's."""
         structs: list[Struct] = []
-        event = self.last_event.event if self.last_event is not None and not replayed else None
+        view = self._last_event
+        event = view.event if view is not None and not replayed else None
         if event is not None and event.HasField("metadata"):
             structs.append(event.metadata)
         if message.HasField("metadata"):
