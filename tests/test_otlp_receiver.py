@@ -37,7 +37,8 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 import a2a_progress.otlp
 import a2a_progress.otlp_receiver
-from a2a_progress.otlp import OtlpReceiver, ReceivedEvent, ReceivedSpan
+from a2a_progress.otlp import OtlpHttpServer, OtlpReceiver, ReceivedEvent, ReceivedSpan
+from a2a_progress.otlp.codec import MAX_BODY_BYTES
 from support.otlp import PROTOCOLS, Protocol, endpoint, metric_exporter, span_exporter
 
 TRACE_ID = "5b8efff798038103d269b633813fc60c"
@@ -451,3 +452,58 @@ def test_a_taken_port_is_an_os_error_and_leaves_nothing_bound(taken: str) -> Non
     # Nothing half-started stays behind: a fresh receiver starts.
     with OtlpReceiver():
         pass
+
+
+def raw_post(receiver: OtlpReceiver, head: str) -> bytes:
+    """Send a request head (no body) over a plain socket; the status line of the answer."""
+    host, port = receiver.http_endpoint.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(head.encode() + b"\r\n\r\n")
+        return connection.makefile("rb").readline()
+
+
+def test_a_body_too_large_is_refused_before_it_is_read(receiver: OtlpReceiver) -> None:
+    status = raw_post(
+        receiver,
+        "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {MAX_BODY_BYTES + 1}",
+    )
+    assert status.split()[1] == b"413"
+    assert receiver.request_count == 0
+
+
+def test_a_compression_bomb_is_refused(receiver: OtlpReceiver) -> None:
+    bomb = gzip.compress(b"0" * (MAX_BODY_BYTES + 1))  # about 64 KB that inflate to 64 MiB
+    status, _ = post(receiver, bomb, content_type=PROTOBUF, encoding="gzip")
+    assert status == 413
+    assert receiver.request_count == 0
+
+
+@pytest.mark.parametrize("length", ["abc", "-1", ""])
+def test_a_bad_content_length_is_refused(receiver: OtlpReceiver, length: str) -> None:
+    status = raw_post(
+        receiver,
+        f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {length}",
+    )
+    assert status.split()[1] == b"411"
+    assert receiver.request_count == 0
+
+
+def test_a_request_that_breaks_is_reported_not_printed(capfd: pytest.CaptureFixture[str]) -> None:
+    def broken(request: object) -> None:
+        raise RuntimeError("the sink broke")
+
+    reasons: list[str] = []
+    server = OtlpHttpServer("127.0.0.1", 0, broken, reasons.append)
+    server.start()
+    try:
+        request = urllib.request.Request(
+            f"{server.endpoint}/v1/traces", data=b"{}", headers={"Content-Type": JSON}
+        )
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(request, timeout=10)
+    finally:
+        server.stop()
+    assert reasons == ["a request failed: RuntimeError('the sink broke')"]
+    assert "Traceback" not in capfd.readouterr().err

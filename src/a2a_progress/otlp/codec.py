@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import zlib
 from collections.abc import Callable
@@ -26,8 +25,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 __all__ = [
     "BAD_BODY",
-    "DECOMPRESS",
+    "ENCODINGS",
+    "MAX_BODY_BYTES",
+    "BodyTooLargeError",
     "ExportRequest",
+    "decompress",
     "parse_request",
     "response_for",
     "to_otlp_json",
@@ -36,13 +38,37 @@ __all__ = [
 ExportRequest = ExportTraceServiceRequest | ExportMetricsServiceRequest | ExportLogsServiceRequest
 """An OTLP export request of any signal."""
 
-DECOMPRESS: Final[dict[str, Callable[[bytes], bytes]]] = {
-    "": lambda body: body,
-    "identity": lambda body: body,
-    "gzip": gzip.decompress,
-    "deflate": zlib.decompress,
-}
-"""How to undo each ``Content-Encoding`` an OTLP/HTTP exporter may send."""
+MAX_BODY_BYTES: Final = 64 * 1024 * 1024
+"""The largest export request accepted, as sent and once decompressed (a collector's default is
+20 MiB; exporters batch far less)."""
+
+_WBITS: Final[dict[str, int]] = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+ENCODINGS: Final = frozenset({"", "identity", *_WBITS})
+"""The ``Content-Encoding`` values an OTLP/HTTP exporter may send."""
+
+
+class BodyTooLargeError(ValueError):
+    """A body over :data:`MAX_BODY_BYTES` once decompressed."""
+
+
+def decompress(body: bytes, encoding: str) -> bytes:
+    """``body`` without its ``Content-Encoding`` (one of :data:`ENCODINGS`).
+
+    Raises:
+        BodyTooLargeError: it inflates past :data:`MAX_BODY_BYTES` (a compression bomb).
+        zlib.error: it is not valid gzip / deflate data.
+    """
+    wbits = _WBITS.get(encoding)
+    if wbits is None:
+        return body
+    inflater = zlib.decompressobj(wbits)
+    plain = inflater.decompress(body, MAX_BODY_BYTES)
+    if inflater.unconsumed_tail:
+        raise BodyTooLargeError(f"over {MAX_BODY_BYTES} bytes once decompressed")
+    if not inflater.eof:
+        raise zlib.error("truncated compressed body")
+    return plain
+
 
 BAD_BODY: Final = (DecodeError, json_format.ParseError, ValueError, OSError, EOFError, zlib.error)
 """What a malformed, truncated or mis-encoded body raises while it is decompressed and parsed."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -18,8 +19,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from a2a_progress.otlp.codec import (
     BAD_BODY,
-    DECOMPRESS,
+    ENCODINGS,
+    MAX_BODY_BYTES,
+    BodyTooLargeError,
     ExportRequest,
+    decompress,
     parse_request,
     response_for,
 )
@@ -112,6 +116,10 @@ class _Server(ThreadingHTTPServer):
         self.on_export = on_export
         self.on_reject = on_reject
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A request that broke (e.g. the exporter hung up): say why, print no traceback."""
+        self.on_reject(f"a request failed: {sys.exc_info()[1]!r}")
+
 
 class _Handler(BaseHTTPRequestHandler):
     timeout = _IDLE_TIMEOUT
@@ -129,19 +137,29 @@ class _Handler(BaseHTTPRequestHandler):
         if request_type is None:
             self._reply(HTTPStatus.NOT_FOUND, "text/plain", b"unknown OTLP path")
             return
-        if "Content-Length" not in self.headers:
+        length = self.headers.get("Content-Length", "").strip()
+        if not length.isdigit():
             # Every OTLP exporter sends a length; a chunked body would be read as empty.
             self._reply(HTTPStatus.LENGTH_REQUIRED, "text/plain", b"Content-Length required")
             return
+        if int(length) > MAX_BODY_BYTES:
+            server.on_reject(f"{self.path}: a body of {length} bytes")
+            self._reply(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "text/plain", b"body too large")
+            self.close_connection = True  # the body stays unread
+            return
         content_type = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
         encoding = (self.headers.get("Content-Encoding") or "").strip().lower()
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        if content_type not in (_PROTOBUF, _JSON) or encoding not in DECOMPRESS:
+        body = self.rfile.read(int(length))
+        if content_type not in (_PROTOBUF, _JSON) or encoding not in ENCODINGS:
             server.on_reject(f"{self.path}: {content_type!r} body, {encoding!r} encoding")
             self._reply(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "text/plain", b"unsupported body")
             return
         try:
-            request = parse_request(request_type, DECOMPRESS[encoding](body), content_type == _JSON)
+            request = parse_request(request_type, decompress(body, encoding), content_type == _JSON)
+        except BodyTooLargeError as error:
+            server.on_reject(f"{self.path}: {error}")
+            self._reply(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "text/plain", str(error).encode())
+            return
         except BAD_BODY as error:
             server.on_reject(f"{self.path}: {error}")
             self._reply(HTTPStatus.BAD_REQUEST, "text/plain", str(error).encode())
