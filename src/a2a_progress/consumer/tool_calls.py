@@ -153,28 +153,54 @@ class ToolCalls:
         dialect: str | None,
     ) -> Tracked:
         """Apply an accepted envelope of stream ``key``, carried by ``status`` (None: replayed)."""
-        call = self._by_key.get(key)
-        seq, kind, state = envelope.seq, envelope.kind, envelope.status
         # Runs once per envelope: end_reason is tested directly (what is_open does), and the
         # status time is read only when a call opens or ends.
-        if state is _RUNNING:
-            if kind is not _TOOL_CALL:
-                if call is not None and call.end_reason is None:
-                    call.last_seq = max(call.last_seq, seq)
-                    return call, False, ()
-                return None, False, ()
+        if envelope.status is _RUNNING:
+            return self._running(envelope, key, status, replayed, dialect)
+        return self._ending(envelope, key, status, replayed, dialect)
+
+    def _running(
+        self,
+        envelope: Envelope,
+        key: str,
+        status: TaskStatus | None,
+        replayed: bool,
+        dialect: str | None,
+    ) -> Tracked:
+        """A ``running`` envelope: a tool_call opens a call (superseding an open one); any
+        other kind continues the open call of its stream, if there is one."""
+        call = self._by_key.get(key)
+        seq = envelope.seq
+        if envelope.kind is not _TOOL_CALL:
             if call is not None and call.end_reason is None:
-                if seq <= call.first_seq:
-                    # The start of the open call arriving late (or a stale restart): no new call.
-                    call.first_seq = seq
-                    return call, False, ()
-                at = status_time(status)
-                call._end(_SUPERSEDED, at)
-                return self._new(envelope, at, replayed, dialect), True, (call,)
-            if call is not None and seq <= call.last_seq:
-                return call, False, ()  # the late start of a call that already ended
-            return self._new(envelope, status_time(status), replayed, dialect), True, ()
-        reason = _DONE if state is _STATUS_DONE else _ABORTED
+                call.last_seq = max(call.last_seq, seq)
+                return call, False, ()
+            return None, False, ()
+        if call is not None and call.end_reason is None:
+            if seq <= call.first_seq:
+                # The start of the open call arriving late (or a stale restart): no new call.
+                call.first_seq = seq
+                return call, False, ()
+            at = status_time(status)
+            call._end(_SUPERSEDED, at)
+            return self._new(envelope, at, replayed, dialect), True, (call,)
+        if call is not None and seq <= call.last_seq:
+            return call, False, ()  # the late start of a call that already ended
+        return self._new(envelope, status_time(status), replayed, dialect), True, ()
+
+    def _ending(
+        self,
+        envelope: Envelope,
+        key: str,
+        status: TaskStatus | None,
+        replayed: bool,
+        dialect: str | None,
+    ) -> Tracked:
+        """A ``done`` / ``aborted`` envelope: it ends the open call of its stream; arriving
+        before that call's start, it still makes exactly one call, opened and ended at once."""
+        call = self._by_key.get(key)
+        seq, kind = envelope.seq, envelope.kind
+        reason = _DONE if envelope.status is _STATUS_DONE else _ABORTED
         if call is not None and call.end_reason is None and seq >= call.first_seq:
             call.last_seq = max(call.last_seq, seq)
             call._end(reason, status_time(status))
@@ -183,8 +209,7 @@ class ToolCalls:
             return call, False, ()
         if kind is not _TOOL_CALL and kind is not _TOOL_OUTPUT_APPEND:
             return None, False, ()
-        # The end arrived before its start: still exactly one call, opened and ended at once;
-        # when it started is unknown.
+        # When a call whose end came first started is unknown.
         call = self._new(envelope, None, replayed, dialect)
         call._end(reason, status_time(status))
         return call, True, (call,)
