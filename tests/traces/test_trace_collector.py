@@ -51,7 +51,7 @@ def test_a_trace_is_complete_after_its_root_and_a_quiet_period() -> None:
         with callee.tracer.start_as_current_span("serve"):
             pass
         collector.add(callee.take())  # the callee's spans come first: no root yet
-        clock.now += QUIET * 3
+        clock.now += QUIET * 2
         assert collector.completed() == []
     collector.add(caller.take())
     clock.now += QUIET - 0.1
@@ -96,9 +96,9 @@ def test_a_trace_without_a_root_is_handed_out_after_a_longer_wait() -> None:
     ):
         pass
     collector.add(callee.take())  # "never exported" is still open: the root never arrives
-    clock.now += QUIET * 5
+    clock.now += QUIET * 2
     assert collector.completed() == []
-    clock.now += QUIET * 5
+    clock.now += QUIET
     [done] = collector.completed()
     assert names(done.spans) == ["serve"]
     assert not done.has_root

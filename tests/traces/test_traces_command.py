@@ -215,9 +215,9 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
         assert f"✗ execute_tool fetch ({service}): {agents.ABORT_REASON}" in block.notes
     assert f"  ·  {len(block.rows)} spans  ·  " in block.title
 
-    # --json: one OTLP/JSON request per line; together they hold each span of the trace once.
-    documents = [json.loads(line) for line in json_file.read_text().splitlines()]
-    written = [s for d in documents for s in spans_in(d) if s["traceId"] == block.trace_id]
+    # --json: one OTLP/JSON request on one line, holding each span of the trace once.
+    [line] = json_file.read_text().splitlines()
+    written = [s for s in spans_in(json.loads(line)) if s["traceId"] == block.trace_id]
     assert len([s for s in written if s["scope"] != SDK_SCOPE]) == len(block.rows)
     assert len({s["spanId"] for s in written}) == len(written)
     assert {s["service"] for s in written} == {CALLER, CALLEE}

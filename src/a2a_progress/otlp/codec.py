@@ -32,6 +32,7 @@ __all__ = [
     "decompress",
     "parse_request",
     "response_for",
+    "to_otlp_dict",
     "to_otlp_json",
 ]
 
@@ -104,15 +105,20 @@ def response_for(request: ExportRequest) -> Message:
     return _RESPONSES[type(request)]()
 
 
+def to_otlp_dict(request: ExportTraceServiceRequest) -> dict[str, Any]:
+    """``request`` as an OTLP/JSON document (see :func:`to_otlp_json`)."""
+    document: dict[str, Any] = json_format.MessageToDict(request, use_integers_for_enums=True)
+    _convert_ids(document, _base64_to_hex)
+    return document
+
+
 def to_otlp_json(request: ExportTraceServiceRequest) -> str:
     """``request`` in the OTLP/JSON encoding, on one line.
 
     camelCase field names, enums as integers, trace and span ids as lowercase hex: as the
     collector's ``otlpjsonfile`` receiver reads it.
     """
-    document = json_format.MessageToDict(request, use_integers_for_enums=True)
-    _convert_ids(document, _base64_to_hex)
-    return json.dumps(document, separators=(",", ":"))
+    return json.dumps(to_otlp_dict(request), separators=(",", ":"))
 
 
 def _convert_ids(node: Any, convert: Callable[[str], str]) -> None:

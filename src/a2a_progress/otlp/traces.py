@@ -26,7 +26,7 @@ from a2a_progress.otlp.records import ReceivedSpan, spans_of
 
 __all__ = ["CompletedTrace", "TraceCollector"]
 
-_ORPHAN_FACTOR: Final = 10
+_ORPHAN_FACTOR: Final = 3
 """A trace with no root span is handed out after this many quiet periods."""
 
 

@@ -64,8 +64,8 @@ def register(commands: Commands) -> None:
     traces.add_argument(
         "--json",
         metavar="FILE",
-        help="append each trace to FILE as one line of OTLP/JSON (the collector's otlpjsonfile "
-        "format; spans that arrive late follow on a line of their own)",
+        help="write every trace to FILE as one OTLP/JSON request on one line, growing as traces "
+        "complete (replaces FILE; the collector's otlpjsonfile format)",
     )
     traces.add_argument(
         "--otlp-json",

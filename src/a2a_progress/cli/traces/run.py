@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from rich.console import Console
@@ -31,6 +31,7 @@ from a2a_progress.otlp import (
     ExportRequest,
     OtlpGrpcServer,
     OtlpHttpServer,
+    OtlpJsonFile,
     ReceivedSpan,
     TraceCollector,
     spans_of,
@@ -195,7 +196,9 @@ def _stop_on_sigterm(stopped: threading.Event) -> Iterator[None]:
 class _Output:
     """Draws each trace and writes it to the files asked for; counts what it saw."""
 
-    def __init__(self, json_file: TextIO | None, directory: Path | None, sdk_spans: bool) -> None:
+    def __init__(
+        self, json_file: OtlpJsonFile | None, directory: Path | None, sdk_spans: bool
+    ) -> None:
         self._json_file = json_file
         self._directory = directory
         self._sdk_spans = sdk_spans
@@ -246,8 +249,7 @@ class _Output:
     def _write(self, trace: CompletedTrace) -> None:
         try:
             if self._json_file is not None:
-                self._json_file.write(to_otlp_json(trace.new_spans) + "\n")
-                self._json_file.flush()
+                self._json_file.append(trace.new_spans)
             if self._directory is not None:
                 path = self._directory / f"{trace.trace_id}.json"
                 path.write_text(to_otlp_json(trace.all_spans) + "\n", "utf-8")
@@ -292,7 +294,7 @@ def _outputs(json_path: str | None, directory: str | None, sdk_spans: bool) -> I
         yield _Output(None, folder, sdk_spans)
         return
     try:
-        json_file = Path(json_path).open("a", encoding="utf-8")  # noqa: SIM115 - closed below
+        json_file = OtlpJsonFile(json_path)
     except OSError as error:
         raise CliError(f"cannot write {json_path}: {error.strerror}", ExitCode.USAGE) from error
     with json_file:
