@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Final
 
 MASK: Final = "[REDACTED]"
-# Passes over a text in which something was masked: each can uncover one more token glued to a
+# Passes over a text in which a mask touched a word: each can uncover one more token glued to a
 # masked one (see Redactor._masked); bounded so that hostile text stays linear.
 _MAX_PASSES: Final = 3
 
@@ -107,6 +107,14 @@ _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 # Each entry: (group name, pattern). A pattern may define a group named "<name>_keep": that
 # prefix (a header or key name and its separator) is kept, and the rest of the match masked.
 _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
+    # Token shapes come first: where one starts at the same place as a key name ("key-<hex>…
+    # X-Api-Key: …"), the token is masked rather than kept as part of the name.
+    # The AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
+    ("aws_access_key_id", r"(?:A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA))[0-9A-Z]{16}"),
+    ("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("telegram_bot_token", r"(?<![0-9])[0-9]{8,10}:AA[0-9A-Za-z_-]{33,}"),
+    ("azure_client_secret", r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),
+    ("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     (
         # Also inside a JSON string (a service-account file), where the newlines are "\n".
         "private_key",
@@ -205,12 +213,6 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?P<jwt_keep>(?<![A-Za-z0-9_-])(?>(?:[A-Za-z0-9_-]*?-)?(?=eyJ[A-Za-z0-9_-]{5})))"
         r"eyJ[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
     ),
-    # The AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
-    ("aws_access_key_id", r"(?:A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA))[0-9A-Z]{16}"),
-    ("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("telegram_bot_token", r"(?<![0-9])[0-9]{8,10}:AA[0-9A-Za-z_-]{33}"),
-    ("azure_client_secret", r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),
-    ("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
 )  # fmt: skip
 
 # Vendor tokens by shape. They share one look-behind (a token does not start mid-word), checked
@@ -261,7 +263,7 @@ _TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
     ("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
     ("alibaba_key_id", r"LTAI[A-Za-z0-9]{20}"),
     ("tencent_secret_id", r"AKID[A-Za-z0-9]{32}"),
-    ("heroku_token", r"HRKU-[A-Za-z0-9_-]{60}"),
+    ("heroku_token", r"HRKU-[A-Za-z0-9_-]{60,}"),
     # base64 of a numeric id (it has digits), a timestamp, an HMAC.
     ("discord_bot_token", r"[MNO](?=[A-Za-z]{0,26}\d)[A-Za-z0-9]{23,27}\.[\w-]{6}\.[\w-]{27,38}"),
 )  # fmt: skip
@@ -359,7 +361,7 @@ class Redactor:
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
         extras = [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
-        alternatives = [_named(_BUILTIN_PATTERNS), f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})"]
+        alternatives = [f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})", _named(_BUILTIN_PATTERNS)]
         if extras:
             alternatives.append(_named(extras))
         self._regex = re.compile("|".join(alternatives))
@@ -394,33 +396,46 @@ class Redactor:
         return self._masked(text)
 
     def _masked(self, text: str) -> tuple[str, int]:
-        # A mask can put a word boundary where there was none: a token glued to the one before
-        # it ("…-3dapi…") only starts a match once that one is masked. So a text in which a pass
-        # masked something is scanned again (a few times at most, to stay linear), counting
-        # only what a new pass changes.
+        # A mask can put a word boundary where there was none: a token glued to a masked one
+        # ("…-3dapi…") only starts a match once that one is masked. So when a pass masked
+        # something touching a word character, the text is scanned again (a few times at most,
+        # to stay linear), counting only what the new pass changes.
         if not self._needs_scan(text):
             return text, 0
-        masked, count = self._regex.subn(self._replace, text)
-        new = count
+        masked, count, glued = self._pass(text, count_every_match=True)
         for _ in range(_MAX_PASSES - 1):
-            if not new:
+            if not glued:
                 break
-            masked, new = self._rescan(masked)
+            masked, new, glued = self._pass(masked, count_every_match=False)
             count += new
         return masked, count
 
-    def _rescan(self, text: str) -> tuple[str, int]:
-        """Another pass over masked text, and how many matches it changed (a mask matched again
-        as itself, as in "Authorization: [REDACTED]", is not a new one)."""
-        changed = 0
+    def _pass(self, text: str, *, count_every_match: bool) -> tuple[str, int, bool]:
+        """One scan of ``text``: the result, how many matches it counted, and whether a match
+        it changed touched a word character (then another pass may find more)."""
+        counted = 0
+        glued = False
 
         def replace(match: re.Match[str]) -> str:
-            nonlocal changed
+            nonlocal counted, glued
             replacement = self._replace(match)
-            changed += replacement != match.group()
+            changed = replacement != match.group()
+            counted += count_every_match or changed
+            if changed and not glued:
+                # The masked part starts after the kept name and separator, if any.
+                start, end = match.start() + len(replacement) - len(MASK), match.end()
+                glued = (start > 0 and _joins(text[start - 1])) or (
+                    end < len(text) and _joins(text[end])
+                )
             return replacement
 
-        return self._regex.sub(replace, text), changed
+        return self._regex.sub(replace, text), counted, glued
+
+
+def _joins(char: str) -> bool:
+    """Whether ``char`` beside a match keeps a neighbouring token from starting or ending
+    there (the patterns' look-arounds test for these characters)."""
+    return char.isalnum() or char in "_-.~+"
 
 
 DEFAULT_REDACTOR: Final = Redactor()
