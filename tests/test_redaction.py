@@ -294,3 +294,9 @@ def test_a_token_glued_to_a_masked_one_is_masked_too() -> None:
     assert redacted == f"{MASK}{MASK}{MASK}Authorization: {MASK}"
     assert count == 4
     assert DEFAULT_REDACTOR.redact(redacted) == redacted
+
+
+def test_a_token_glued_to_a_key_name_is_masked_not_kept_as_the_name() -> None:
+    mailgun = "key-3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e"
+    redacted = DEFAULT_REDACTOR.redact(f"MAILGUN {mailgun}X-Api-Key: s3cr3tVa1ue")
+    assert redacted == f"MAILGUN {MASK}X-Api-Key: {MASK}"

@@ -37,8 +37,8 @@ PIECES = [
     "SG.aaaaaaaaaaaaaaaaaa.", "xoxb-", "12345678:AA", "aaa1Q~", "-----BEGIN PRIVATE KEY-----",
     "-----BEGIN PRIVATE KEY-----\n-----END", "AC0", "sk-", "sk-ant-", "dapi", "glc_", "ATATT3",
     "hvs.", "ya29.", "dop_v1_", "pypi-AgE", "key-", "a.atlasv1.", "access_token$production$",
-    "EAA", "ATBB", "sntrys_", "HRKU-", "M1aaaaaaaaaaaaaaaaaaaaaaa.",
-    "Maaaaaaaaaaaaaaaaaaaaaaa1.aaaaaa.",
+    "EAA", "ATBB", "sntrys_", "HRKU-", "sk-aaaaaaaaaaaaaaaaaaaaaaaa=", "eyJaaaaaa.=",
+    "M1aaaaaaaaaaaaaaaaaaaaaaa.", "Maaaaaaaaaaaaaaaaaaaaaaa1.aaaaaa.",
 ]  # fmt: skip
 
 

@@ -104,11 +104,66 @@ _COLON_VALUE: Final = (
 _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 
 
+# Vendor tokens by shape. They share one look-behind (a token does not start mid-word), checked
+# once per position for all of them; after it, each starts with a literal the engine tests
+# before trying the rest, which halves the cost of a scan against one look-behind each. Not \b:
+# it is Unicode-aware, so a token right after a CJK character or an accented letter (a word
+# character, no boundary) would survive; the ASCII look-behind keeps \b's protection against
+# "task-..." or "graphf_..." matching mid-word, for ASCII only.
+_TOKEN_START: Final = r"(?<![A-Za-z0-9_])"
+_TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
+    ("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"(?:xox[abposre](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}"),
+    ("stripe_key", r"(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}"),
+    ("openai_style_key", r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+    ("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
+    ("google_oauth", r"(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})"),
+    ("npm_token", r"npm_[A-Za-z0-9]{36}"),
+    ("huggingface_token", r"hf_[A-Za-z0-9]{30,}"),
+    ("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}"),
+    ("twilio_sid", r"(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"),
+    ("databricks_token", r"dapi[0-9a-f]{32}(?:-\d+)?"),
+    ("digitalocean_token", r"do[opr]_v1_[0-9a-f]{64}"),
+    ("shopify_token", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"),
+    ("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{20,}"),
+    ("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    ("docker_token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
+    ("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
+    ("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),
+    ("postman_key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
+    ("linear_key", r"lin_api_[A-Za-z0-9]{40}"),
+    ("newrelic_key", r"NRAK-[A-Z0-9]{27}"),
+    ("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[\w+/]{32,})"),
+    ("mailgun_key", r"key-[0-9a-f]{32}"),
+    ("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
+    ("figma_token", r"figd_[A-Za-z0-9_-]{40,}"),
+    ("supabase_token", r"sbp_[0-9a-f]{40}"),
+    ("netlify_token", r"nfp_[A-Za-z0-9]{36,}"),
+    ("pulumi_token", r"pul-[0-9a-f]{40}"),
+    ("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
+    ("groq_key", r"gsk_[A-Za-z0-9]{40,}"),
+    ("replicate_token", r"r8_[A-Za-z0-9]{37}"),
+    ("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
+    ("xai_key", r"xai-[A-Za-z0-9]{60,}"),
+    ("langsmith_key", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"),
+    ("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})"),
+    ("bitbucket_app_password", r"ATBB[A-Za-z0-9]{28,}"),
+    ("facebook_token", r"EAA[A-Za-z0-9]{80,}"),
+    ("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
+    ("alibaba_key_id", r"LTAI[A-Za-z0-9]{20}"),
+    ("tencent_secret_id", r"AKID[A-Za-z0-9]{32}"),
+    ("heroku_token", r"HRKU-[A-Za-z0-9_-]{60,}"),
+    # base64 of a numeric id (it has digits), a timestamp, an HMAC.
+    ("discord_bot_token", r"[MNO](?=[A-Za-z]{0,26}\d)[A-Za-z0-9]{23,27}\.[\w-]{6}\.[\w-]{27,38}"),
+)  # fmt: skip
+# A key name never starts with a token: a token glued to a name ("key-<hex>X-Api-Key: …") is
+# masked by its own pattern, not kept as part of the name.
+_NO_TOKEN_HERE: Final = rf"(?!{'|'.join(pattern for _, pattern in _TOKEN_SHAPES)}|eyJ[\w-]{{5,}}\.)"
+
+
 # Each entry: (group name, pattern). A pattern may define a group named "<name>_keep": that
 # prefix (a header or key name and its separator) is kept, and the rest of the match masked.
 _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
-    # Token shapes come first: where one starts at the same place as a key name ("key-<hex>…
-    # X-Api-Key: …"), the token is masked rather than kept as part of the name.
     # The AWS and GitHub shapes are distinctive enough to be masked wherever they occur.
     ("aws_access_key_id", r"(?:A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA))[0-9A-Z]{16}"),
     ("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
@@ -177,7 +232,8 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?P<secret_pair_keep>(?<![\w.-])(?i:"
         # Most words are not followed by a separator: that cheap test comes before the search
         # for a credential word in the name, which costs a try of every word at every offset.
-        rf"(?=[\w.-]++{_PAIR_SEPARATOR})(?=[\w.-]*?{_NAME_WORDS})[\w.-]++{_NOT_A_VALUE_NAME}"
+        rf"(?=[\w.-]++{_PAIR_SEPARATOR}){_NO_TOKEN_HERE}(?=[\w.-]*?{_NAME_WORDS})[\w.-]++"
+        rf"{_NOT_A_VALUE_NAME}"
         r"|(?:api|access|secret|private|account|auth) key"
         r"|x-[\w-]{0,60}+(?<=key))"
         r"(?>\\?[\"']?\]?[ \t]*(?:=>|:=|(?P<sp_colon>:)|=(?!=))"
@@ -213,59 +269,6 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?P<jwt_keep>(?<![A-Za-z0-9_-])(?>(?:[A-Za-z0-9_-]*?-)?(?=eyJ[A-Za-z0-9_-]{5})))"
         r"eyJ[A-Za-z0-9_-]{5,}+\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
     ),
-)  # fmt: skip
-
-# Vendor tokens by shape. They share one look-behind (a token does not start mid-word), checked
-# once per position for all of them; after it, each starts with a literal the engine tests
-# before trying the rest, which halves the cost of a scan against one look-behind each. Not \b:
-# it is Unicode-aware, so a token right after a CJK character or an accented letter (a word
-# character, no boundary) would survive; the ASCII look-behind keeps \b's protection against
-# "task-..." or "graphf_..." matching mid-word, for ASCII only.
-_TOKEN_START: Final = r"(?<![A-Za-z0-9_])"
-_TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
-    ("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"(?:xox[abposre](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}"),
-    ("stripe_key", r"(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}"),
-    ("openai_style_key", r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
-    ("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
-    ("google_oauth", r"(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})"),
-    ("npm_token", r"npm_[A-Za-z0-9]{36}"),
-    ("huggingface_token", r"hf_[A-Za-z0-9]{30,}"),
-    ("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}"),
-    ("twilio_sid", r"(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"),
-    ("databricks_token", r"dapi[0-9a-f]{32}(?:-\d+)?"),
-    ("digitalocean_token", r"do[opr]_v1_[0-9a-f]{64}"),
-    ("shopify_token", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"),
-    ("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{20,}"),
-    ("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
-    ("docker_token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
-    ("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
-    ("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),
-    ("postman_key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
-    ("linear_key", r"lin_api_[A-Za-z0-9]{40}"),
-    ("newrelic_key", r"NRAK-[A-Z0-9]{27}"),
-    ("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[\w+/]{32,})"),
-    ("mailgun_key", r"key-[0-9a-f]{32}"),
-    ("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
-    ("figma_token", r"figd_[A-Za-z0-9_-]{40,}"),
-    ("supabase_token", r"sbp_[0-9a-f]{40}"),
-    ("netlify_token", r"nfp_[A-Za-z0-9]{36,}"),
-    ("pulumi_token", r"pul-[0-9a-f]{40}"),
-    ("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
-    ("groq_key", r"gsk_[A-Za-z0-9]{40,}"),
-    ("replicate_token", r"r8_[A-Za-z0-9]{37}"),
-    ("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
-    ("xai_key", r"xai-[A-Za-z0-9]{60,}"),
-    ("langsmith_key", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"),
-    ("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})"),
-    ("bitbucket_app_password", r"ATBB[A-Za-z0-9]{28,}"),
-    ("facebook_token", r"EAA[A-Za-z0-9]{80,}"),
-    ("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
-    ("alibaba_key_id", r"LTAI[A-Za-z0-9]{20}"),
-    ("tencent_secret_id", r"AKID[A-Za-z0-9]{32}"),
-    ("heroku_token", r"HRKU-[A-Za-z0-9_-]{60,}"),
-    # base64 of a numeric id (it has digits), a timestamp, an HMAC.
-    ("discord_bot_token", r"[MNO](?=[A-Za-z]{0,26}\d)[A-Za-z0-9]{23,27}\.[\w-]{6}\.[\w-]{27,38}"),
 )  # fmt: skip
 
 
@@ -361,7 +364,7 @@ class Redactor:
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
         extras = [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
-        alternatives = [f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})", _named(_BUILTIN_PATTERNS)]
+        alternatives = [_named(_BUILTIN_PATTERNS), f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})"]
         if extras:
             alternatives.append(_named(extras))
         self._regex = re.compile("|".join(alternatives))
