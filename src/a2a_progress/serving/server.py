@@ -9,7 +9,7 @@ import signal
 import socket
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Final, TypedDict
+from typing import Final, TypedDict, Unpack
 
 import grpc
 import grpc.aio
@@ -26,7 +26,6 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCard, AgentExtension, a2a_pb2_grpc
 from a2a.utils.constants import PROTOCOL_VERSION_0_3, PROTOCOL_VERSION_1_0
 from starlette.applications import Starlette
-from typing_extensions import Unpack
 
 from a2a_progress.serving.card import REST_PATH, build_agent_card
 from a2a_progress.serving.http_server import HttpServer, stop_idle_sse_watcher
