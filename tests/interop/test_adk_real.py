@@ -10,14 +10,13 @@ import asyncio
 import json
 import os
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from a2a.client import A2ACardResolver
-from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import TaskState
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -26,18 +25,11 @@ from a2a_progress import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.envelope import Kind, Status
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 
 pytestmark = pytest.mark.adk
 
 QUESTION = "Why did deploy 4812 fail?"
-
-
-def request() -> SendMessageRequest:
-    return SendMessageRequest(
-        message=Message(
-            role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=QUESTION)]
-        )
-    )
 
 
 async def card_of(url: str) -> Any:
@@ -51,7 +43,8 @@ async def test_follow_shows_each_adk_tool_call_and_thought() -> None:
     async with serve_adk_agent() as served:
         card = await card_of(served.url)
         async with create_client(card) as client:
-            updates = [update async for update in follow(client.send_message(request()))]
+            stream = client.send_message(user_message(QUESTION))
+            updates = [update async for update in follow(stream)]
 
     progress = [u for u in updates if isinstance(u, ProgressUpdate)]
     outcome = updates[-1]
@@ -135,7 +128,7 @@ async def test_instrumented_caller_makes_one_execute_tool_span_per_adk_call() ->
         async with serve_adk_agent() as served:
             card = await card_of(served.url)
             async with create_client(card) as client:
-                async for _update in follow(client.send_message(request())):
+                async for _update in follow(client.send_message(user_message(QUESTION))):
                     pass
     finally:
         instrumentor.uninstrument()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,10 +20,6 @@ from a2a.types import (
     AgentExtension,
     AgentInterface,
     AgentSkill,
-    Message,
-    Part,
-    Role,
-    SendMessageRequest,
 )
 from starlette.applications import Starlette
 
@@ -41,6 +36,7 @@ from a2a_progress import (
 )
 from a2a_progress.extension import progress_extension_requested
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 from support.asgi import loopback_server
 
 
@@ -105,12 +101,6 @@ async def fetched_card(url: str) -> AgentCard:
         return await A2ACardResolver(http, url).get_agent_card()
 
 
-def message() -> SendMessageRequest:
-    return SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text="go")])
-    )
-
-
 async def test_the_served_card_says_whether_the_agent_declares_it(served: Served) -> None:
     fetched = await fetched_card(served.url)
     assert declares_progress_extension(fetched) is served.declared
@@ -125,9 +115,9 @@ async def test_the_served_card_says_whether_the_agent_declares_it(served: Served
 async def test_a_caller_asks_for_it_and_the_agent_sees_the_request(served: Served) -> None:
     agent_card = await fetched_card(served.url)
     async with create_client(agent_card) as client:
-        asking = client.send_message(message(), context=request_progress_extension())
+        asking = client.send_message(user_message("go"), context=request_progress_extension())
         asked = [u async for u in follow(asking)]
-        plain = [u async for u in follow(client.send_message(message()))]
+        plain = [u async for u in follow(client.send_message(user_message("go")))]
     assert served.agent.requested == [True, False]
     # The wire format is the same either way: the extension declares what is sent anyway.
     for updates in (asked, plain):
