@@ -19,8 +19,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
 import pytest
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from a2a.types import (
     AgentCard,
     Message,
@@ -37,9 +35,23 @@ from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.watch import user_message
 from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
-from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serve import create_client
+from support.clock import FakeClock
 from support.processes import free_port
+from support.scripted import (
+    ScriptedAgent,
+    complete,
+    done,
+    raise_,
+    raw,
+    reached,
+    sleep,
+    start,
+    status,
+    text,
+    thinking,
+    wait,
+)
 
 ANSI: Final = re.compile(r"\x1b\[")
 CARD_PATH: Final = "/.well-known/agent-card.json"
@@ -169,62 +181,47 @@ async def start_task(card: AgentCard, text: str = "go") -> str:
     raise AssertionError("the agent returned no task")
 
 
-class PlainTextAgent(AgentExecutor):
+# The agents the CLI watches: each is the one scripted agent (support.scripted) with its steps.
+
+
+class PlainTextAgent(ScriptedAgent):
     """A pre-upgrade agent: plain-text working updates, no envelopes."""
 
     UPDATES: Final = ("reading the runbook", "restarting the pods")
     REPLY: Final = "all pods are healthy again"
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        for text in self.UPDATES:
-            await updater.update_status(
-                TaskState.TASK_STATE_WORKING, message=updater.new_agent_message([Part(text=text)])
-            )
-        await updater.complete(updater.new_agent_message([Part(text=self.REPLY)]))
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+    def __init__(self) -> None:
+        super().__init__([*(raw(None, update) for update in self.UPDATES), complete(self.REPLY)])
 
 
-class EndsInAgent(AgentExecutor):
+class EndsInAgent(ScriptedAgent):
     """Thinks, runs one tool, then ends the task in ``state`` with :data:`REASON`."""
 
     REASON: Final = "the database is read-only"
 
     def __init__(self, state: int) -> None:
-        self.state = state
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        progress = ProgressEmitter(updater)
-        await progress.thinking("trying the migration")
-        async with progress.tool_call("migrate", "call-1"):
-            pass
-        await updater.update_status(
-            TaskState.ValueType(self.state),
-            message=updater.new_agent_message([Part(text=self.REASON)]),
+        super().__init__(
+            [
+                thinking("trying the migration"),
+                start("migrate", "call-1"),
+                done("call-1"),
+                status(state, self.REASON),
+            ]
         )
 
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
 
-
-class RaisingAgent(AgentExecutor):
+class RaisingAgent(ScriptedAgent):
     """Starts a tool call, then its executor raises: the stream breaks, the task is FAILED."""
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        progress = ProgressEmitter(updater)
-        await progress.tool_call("flaky_tool", "call-1")
-        raise RuntimeError("the agent crashed")
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+    def __init__(self) -> None:
+        super().__init__([start("flaky_tool", "call-1"), raise_(RuntimeError("the agent crashed"))])
 
 
-class GatedAgent(AgentExecutor):
-    """Reports :data:`BEFORE`, waits for :attr:`release`, reports :data:`AFTER`, completes."""
+class GatedAgent(ScriptedAgent):
+    """Reports :data:`BEFORE`, waits for :attr:`release`, reports :data:`AFTER`, completes.
+
+    It cannot cancel: its ``cancel()`` raises ``NotImplementedError``.
+    """
 
     BEFORE: Final = "before the gate"
     AFTER: Final = "after the gate"
@@ -233,66 +230,47 @@ class GatedAgent(AgentExecutor):
     def __init__(self) -> None:
         self.reached = asyncio.Event()
         self.release = asyncio.Event()
+        super().__init__(
+            [
+                text(self.BEFORE),
+                reached(self.reached),
+                wait(self.release),
+                start("after_gate", "call-1"),
+                text(self.AFTER),
+                done("call-1"),
+                complete(self.REPLY),
+            ],
+            cancellable=False,
+        )
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        progress = ProgressEmitter(updater)
-        await progress.text(self.BEFORE)
-        self.reached.set()
-        await self.release.wait()
-        async with progress.tool_call("after_gate", "call-1"):
-            await progress.text(self.AFTER)
-        await progress.complete(self.REPLY)
 
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
-
-
-class SlowToolAgent(AgentExecutor):
+class SlowToolAgent(ScriptedAgent):
     """Runs ``slow_tool`` for :data:`SECONDS`, then completes with :data:`REPLY`."""
 
     SECONDS: Final = 0.3
     REPLY: Final = "slow answer"
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        async with ProgressEmitter(updater) as progress:
-            async with progress.tool_call("slow_tool", "call-1"):
-                await asyncio.sleep(self.SECONDS)
-            await progress.complete(self.REPLY)
+    def __init__(self) -> None:
+        super().__init__(
+            [
+                start("slow_tool", "call-1"),
+                sleep(self.SECONDS),
+                done("call-1"),
+                complete(self.REPLY),
+            ]
+        )
 
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
 
-
-class HangingToolAgent(AgentExecutor):
+class HangingToolAgent(ScriptedAgent):
     """Starts ``long_job`` and waits forever inside it; ``cancel()`` aborts it, then CANCELED."""
 
     def __init__(self) -> None:
         self.running = asyncio.Event()
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        async with ProgressEmitter(updater) as progress:
-            await progress.tool_call("long_job", "call-1")
-            self.running.set()
-            await asyncio.Event().wait()
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        emitter = ProgressEmitter.for_task(event_queue, context.task_id, context.context_id)
-        await emitter.cancel("stopped by the test")
-
-
-class FakeClock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+        super().__init__(
+            [start("long_job", "call-1"), reached(self.running), wait(asyncio.Event())],
+            cancel_open_calls=True,
+            cancel_reply="stopped by the test",
+        )
 
 
 class ScriptedTurn:

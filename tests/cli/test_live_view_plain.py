@@ -3,10 +3,11 @@
 import io
 
 from a2a.types import TaskState
-from cli_support import ANSI, THINKING_LINE, FakeClock, ScriptedTurn
+from cli_support import ANSI, THINKING_LINE, ScriptedTurn
 from rich.console import Console
 
 from a2a_progress.cli.live_view import LiveView
+from support.clock import FakeClock
 
 
 def test_plain_lines_one_per_update() -> None:

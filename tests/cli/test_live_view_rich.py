@@ -3,10 +3,11 @@
 import io
 
 from a2a.types import TaskState
-from cli_support import FakeClock, ScriptedTurn
+from cli_support import ScriptedTurn
 from rich.console import Console
 
 from a2a_progress.cli.live_view import LiveView
+from support.clock import FakeClock
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"  # rich's "dots" spinner
 

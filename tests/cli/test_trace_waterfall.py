@@ -7,7 +7,8 @@ from cli_support import ANSI
 from rich.console import Console
 
 from a2a_progress.cli.trace_view import Waterfall
-from a2a_progress.otlp_receiver import ReceivedEvent, ReceivedSpan
+from a2a_progress.otlp import ReceivedSpan
+from support.otlp import received_span
 
 MS = 1_000_000
 
@@ -22,20 +23,17 @@ def span(
     error: str = "",
     events: int = 0,
 ) -> ReceivedSpan:
-    return ReceivedSpan(
-        service_name=service,
-        name=name,
-        trace_id="ab" * 16,
-        span_id=span_id,
-        parent_span_id=parent,
-        kind="INTERNAL",
-        start_time_unix_nano=1_000 * MS + times_ms[0] * MS,
-        end_time_unix_nano=1_000 * MS + times_ms[1] * MS,
-        status_code="ERROR" if error else "UNSET",
-        status_message=error,
-        attributes={},
-        events=tuple(ReceivedEvent("e", 0, {}) for _ in range(events)),
-        scope_name="test",
+    """A received span of ``service``, ``times_ms`` into a trace that began 1 s after the epoch."""
+    start_ms, end_ms = times_ms
+    return received_span(
+        name,
+        span_id,
+        parent,
+        service=service,
+        start_ns=(1_000 + start_ms) * MS,
+        end_ns=(1_000 + end_ms) * MS,
+        error=error,
+        events=events,
     )
 
 

@@ -116,16 +116,26 @@ class ScriptedAgent(AgentExecutor):
     The task is announced SUBMITTED first (:func:`open_task`). ``cancel()`` sends a bare
     CANCELED, leaving open tool calls for the consumer or bridge to close; with
     ``cancel_open_calls`` it does what a producer's executor should instead: it reaches the
-    emitter ``execute()`` uses and cancels the turn, so open tool calls end ``aborted`` first.
+    emitter ``execute()`` uses and cancels the turn with ``cancel_reply``, so open tool calls
+    end ``aborted`` first. An agent made with ``cancellable=False`` cannot cancel at all: its
+    ``cancel()`` raises ``NotImplementedError``, as the SDK's own agents do.
     ``emitter_options`` go to each turn's :attr:`Turn.progress` (e.g. ``redactor=None``).
     """
 
     def __init__(
-        self, steps: Sequence[Step] = (), *, cancel_open_calls: bool = False, **emitter_options: Any
+        self,
+        steps: Sequence[Step] = (),
+        *,
+        cancel_open_calls: bool = False,
+        cancel_reply: str = "canceled by the caller",
+        cancellable: bool = True,
+        **emitter_options: Any,
     ) -> None:
         self.steps = list(steps)
         self.emitter_options = emitter_options
         self.cancel_open_calls = cancel_open_calls
+        self.cancel_reply = cancel_reply
+        self.cancellable = cancellable
         self.turns: dict[str, Turn] = {}
         """Every turn so far, by task id, in the order they started."""
         self.headers: list[dict[str, str]] = []
@@ -167,13 +177,15 @@ class ScriptedAgent(AgentExecutor):
             turn.finished.set()
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if not self.cancellable:
+            raise NotImplementedError("this agent cannot cancel")
         assert context.task_id is not None
         assert context.context_id is not None
         turn = self.turns.get(context.task_id)
         queue = event_queue if turn is None else RecordingQueue(event_queue, turn.events)
         if self.cancel_open_calls:
             emitter = ProgressEmitter.for_task(queue, context.task_id, context.context_id)
-            await emitter.cancel("canceled by the caller")
+            await emitter.cancel(self.cancel_reply)
         else:
             await TaskUpdater(queue, context.task_id, context.context_id).cancel()
 
@@ -277,6 +289,13 @@ def complete(reply: str = "all done") -> Step:
     return lambda turn: turn.updater.complete(turn.updater.new_agent_message([Part(text=reply)]))
 
 
+def status(state: int, reply: str) -> Step:
+    """A status update in ``state`` (terminal or not) with the agent message ``reply``."""
+    return lambda turn: turn.updater.update_status(
+        TaskState.ValueType(state), message=turn.updater.new_agent_message([Part(text=reply)])
+    )
+
+
 def fail() -> Step:
     return lambda turn: turn.updater.failed()
 
@@ -299,6 +318,11 @@ def raise_(exc: BaseException) -> Step:
 def wait(gate: asyncio.Event) -> Step:
     """Block the turn until the test opens ``gate``."""
     return lambda turn: gate.wait()
+
+
+def sleep(seconds: float) -> Step:
+    """Let the turn take ``seconds`` of the agent's time (e.g. inside a tool call)."""
+    return lambda turn: asyncio.sleep(seconds)
 
 
 def reached(mark: asyncio.Event) -> Step:
