@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 from typing import Any, Final
 
 from support.examples import BIN, ROOT, TIMEOUT, environment, serving
+from support.processes import free_port
 
 DOC: Final = ROOT / "docs" / "json-output.md"
 WATCH: Final = BIN / "a2a-progress"
@@ -44,9 +44,7 @@ def watch_json(*args: str) -> tuple[int, list[dict[str, Any]]]:
 def test_the_doc_lists_every_field_watch_writes_and_no_other() -> None:
     with serving("callee.py") as url:
         code, objects = watch_json(url, "Why is the deploy blocked?")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        unreachable = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    unreachable = f"http://127.0.0.1:{free_port()}"
     error_code, errors = watch_json(unreachable, "anyone?")
 
     assert code == 0

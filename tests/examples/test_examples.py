@@ -9,7 +9,6 @@ The README's quick-start blocks are these files, byte for byte.
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
 from typing import Final
@@ -17,6 +16,7 @@ from typing import Final
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.examples import EXAMPLES, ROOT, TIMEOUT, environment, serving
 from support.otlp import bridge_spans
+from support.processes import free_port
 
 A2A_SDK_SCOPE: Final = "a2a-python-sdk"
 
@@ -64,18 +64,9 @@ def test_a_hand_written_callee_is_read_like_the_emitters() -> None:
 
 def test_the_caller_fails_when_the_turn_does_not_complete() -> None:
     # A caller's exit status says whether the agent completed: here nobody answers at all.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    done = ask(f"http://127.0.0.1:{port}", "anyone?")
+    done = ask(f"http://127.0.0.1:{free_port()}", "anyone?")
     assert done.returncode != 0
     assert done.stdout == ""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _tools(spans: list[ReceivedSpan], service: str) -> list[ReceivedSpan]:
@@ -90,7 +81,7 @@ def test_zero_code_script_makes_one_trace_of_two_services() -> None:
             env=environment(
                 OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
                 OTEL_BSP_SCHEDULE_DELAY="100",
-                PORT=str(_free_port()),
+                PORT=str(free_port()),
             ),
             capture_output=True,
             text=True,

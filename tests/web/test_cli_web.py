@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,6 +12,7 @@ from pathlib import Path
 
 from a2a_progress.serving import serve_agent
 from support import scripted as step
+from support.processes import free_port
 from support.scripted import ScriptedAgent
 from support.web import chromium, open_page, wait_ended
 
@@ -67,14 +67,8 @@ async def _interrupt(process: asyncio.subprocess.Process, lines: list[str]) -> i
     return process.returncode
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def test_watch_web_shows_a_plain_agent_in_the_browser_until_ctrl_c() -> None:
-    port = _free_port()
+    port = free_port()
     async with (
         serve_agent(plain_agent(), name="ops <helper>", grpc_port=None) as served,
         _running("watch", served.http_url, "Why is checkout slow?", "--web-port", str(port)) as (
