@@ -63,7 +63,7 @@ def verify(envelopes: int, streams: int) -> dict[str, object]:
 
 
 def run_throughput(quick: bool) -> Figure:
-    total, slices, chunk = (120_000, 6, 250) if quick else (1_000_000, 20, 250)
+    total, slices, chunk = (120_000, 6, 250) if quick else (600_000, 12, 250)
     streams = 1_000
     checked = verify(20_000, streams)  # also the warm-up of both code paths
     source = consumer_events(total, streams)

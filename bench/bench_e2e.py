@@ -202,7 +202,7 @@ def run_dead_collector(quick: bool) -> Figure:
 
 def run_concurrency(quick: bool) -> Figure:
     bench = Bench(
-        turns=10 if quick else 50, tools=8 if quick else 40, concurrent=10 if quick else 50
+        turns=10 if quick else 50, tools=8 if quick else 24, concurrent=10 if quick else 50
     )
     try:
         samples = interleave(
