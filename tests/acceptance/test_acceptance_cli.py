@@ -15,7 +15,7 @@ from pathlib import Path
 from threading import Thread
 
 import pytest
-from user_processes import A2A_PROGRESS, started
+from user_processes import A2A_PROGRESS, WITH_CTRL_C, started
 
 from support.processes import free_port
 
@@ -104,11 +104,8 @@ def test_urls_that_are_not_an_agent(agent: _Agent, broken_card: str) -> None:
 
 
 def test_ctrl_c_names_the_commands_and_cancel_cancels(agent: _Agent) -> None:
-    # A background job (e.g. CI) inherits an ignored SIGINT; a user's terminal delivers it.
-    with_ctrl_c = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-    with_ctrl_c += "os.execv(sys.argv[1], sys.argv[1:])"
     watch = subprocess.Popen(
-        [sys.executable, "-c", with_ctrl_c, A2A_PROGRESS, "watch", agent.url, "go", "--json"],
+        [*WITH_CTRL_C, A2A_PROGRESS, "watch", agent.url, "go", "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -155,3 +155,13 @@ class TracesCommand:
         )
         env.update(extra)
         return env
+
+
+# A background job (CI, `cmd &`) inherits an ignored SIGINT; a user's terminal delivers it.
+# Prefix a command with this to get Ctrl-C as a user does.
+WITH_CTRL_C = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
