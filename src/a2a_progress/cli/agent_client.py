@@ -23,6 +23,7 @@ from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.reach import (
     call_error,
     card_elsewhere,
+    card_endpoint_error,
     check_agent_url,
     http_status,
     network_error,
@@ -138,6 +139,11 @@ def open_client(
     polling: bool = False,
 ) -> Client:
     """A client for ``card`` (close it); the card's interfaces pick the transport."""
+    chosen = chosen_interface(card)
+    if chosen is not None and chosen[0] != "grpc":  # a gRPC target is host:port, no scheme
+        unusable = card_endpoint_error(card.name or "the agent", chosen[1].url)
+        if unusable is not None:
+            raise unusable
     try:
         return create_client(
             card, streaming=streaming, polling=polling, headers=headers, timeout=timeout

@@ -34,13 +34,19 @@ def check_agent_url(url: str) -> None:
 
     ``localhost:9999`` -> ``did you mean http://localhost:9999?``
     """
-    parts = urlsplit(url)
-    if parts.scheme in ("http", "https") and parts.hostname:
-        return
     if not url.strip():
         raise CliError(
             "URL is empty: give the agent's base URL, e.g. http://localhost:9999", ExitCode.USAGE
         )
+    problem = _unparsable(url)
+    if problem is not None:
+        raise _invalid(url, problem)
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.hostname:
+        problem = _uncallable(url, parts.hostname)
+        if problem is not None:
+            raise _invalid(url, problem)
+        return
     message = f"{url!r} is not an http:// or https:// URL"
     if parts.scheme in ("http", "https"):
         message = f"{url!r} is not a complete {parts.scheme}:// URL"
@@ -52,6 +58,85 @@ def check_agent_url(url: str) -> None:
     elif (suggestion := _suggest_url(url.strip())) is not None:
         message += f"; did you mean {suggestion}?"
     raise CliError(message, ExitCode.USAGE)
+
+
+def card_endpoint_error(agent: str, endpoint: str) -> CliError | None:
+    """The line (exit 8) for an agent card whose HTTP interface URL no client can call
+    (the agent's text, not the user's), or None when ``endpoint`` is callable."""
+    problem = _unparsable(endpoint)
+    if problem is None:
+        parts = urlsplit(endpoint)
+        if parts.scheme in ("http", "https") and parts.hostname:
+            problem = _uncallable(endpoint, parts.hostname)
+        else:
+            problem = "it is not a complete http:// or https:// URL"
+    if problem is None:
+        return None
+    return CliError(
+        f"{agent} is not a usable A2A agent: its card sends calls to {endpoint!r}, which is "
+        f"not a valid URL: {problem}",
+        ExitCode.NOT_AN_AGENT,
+    )
+
+
+def _invalid(url: str, why: str) -> CliError:
+    # repr() quotes the URL and escapes its controls, so the line itself stays inert.
+    return CliError(f"{url!r} is not a valid URL: {why}", ExitCode.USAGE)
+
+
+def _unparsable(url: str) -> str | None:
+    """Why ``url`` cannot even be split into its parts, or None."""
+    if url != url.strip():  # pasted with a space or newline, which httpx reads as no scheme
+        return f"it has spaces around it; did you mean {url.strip()!r}?"
+    if any(_is_control(char) for char in url):
+        return "it holds a control character"
+    try:
+        urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL", "'zz' does not appear to be an IPv4 or IPv6 address"
+        return _unsplittable(url)
+    return None
+
+
+def _is_control(char: str) -> bool:
+    """C0 and C1 controls and DEL: never part of a URL someone means to type."""
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code < 0xA0
+
+
+def _unsplittable(url: str) -> str:
+    """Why ``urlsplit`` refused ``url``: its only complaints are about a bracketed host."""
+    netloc = re.split(r"[/?#]", url.split("://", 1)[-1], maxsplit=1)[0]
+    if "[" in netloc and "]" not in netloc:
+        return "an unclosed '[' in its host (an IPv6 address is written http://[::1]:9999)"
+    if "]" in netloc and "[" not in netloc:
+        return "a ']' without '[' in its host"
+    return "the host in [...] is not an IP address"
+
+
+def _uncallable(url: str, host: str) -> str | None:
+    """What ``urlsplit`` lets through but no client can call: a port outside 1-65535 or not a
+    number, a host name with spaces, or one IDNA refuses (``xn--``, a bidi control); or None."""
+    bad_port = "its port must be a number from 1 to 65535"
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        return bad_port
+    if port == 0:
+        return bad_port
+    if any(char.isspace() for char in host):
+        return f"its host name {host!r} has a space in it"
+    try:
+        _ = httpx.URL(url).host  # .host decodes the name: IDNA complains only then
+    except httpx.InvalidURL as error:
+        # "http://[::1]x": the text after the bracket is read as the port.
+        return (
+            bad_port
+            if str(error).startswith("Invalid port")
+            else f"its host name {host!r} is not valid"
+        )
+    except ValueError:  # idna.IDNAError (a UnicodeError) for a malformed international name
+        return f"its host name {host!r} is not valid"
+    return None
 
 
 def _suggest_url(text: str) -> str | None:
@@ -66,7 +151,10 @@ def _suggest_url(text: str) -> str | None:
         return None  # another kind of URI (mailto:...): nothing sensible to suggest
     else:  # no scheme at all: "localhost:9999", "agent.example.com/a2a"
         rest = text.lstrip("/")
-    host = urlsplit(f"//{rest}").hostname
+    try:
+        host = urlsplit(f"//{rest}").hostname
+    except ValueError:  # "localhost:[99": nothing sensible to suggest
+        return None
     if not host:
         return None
     has_port = re.match(r"^[^/]*:\d+", rest) is not None
