@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final
-
 from opentelemetry.metrics import Meter
 
 from a2a_progress.otel import conventions as conv
-
-_ACCEPTED: Final = "accepted"
 
 
 class BridgeMetrics:
@@ -75,15 +71,6 @@ class TurnCounts:
         """Count one accepted envelope of this kind."""
         self._kinds[kind] = self._kinds.get(kind, 0) + 1
         self._tick()
-
-    def accepted(self, kind: str) -> None:
-        """Count one accepted envelope of this kind: both counters, one call."""
-        outcomes, kinds = self._outcomes, self._kinds
-        outcomes[_ACCEPTED] = outcomes.get(_ACCEPTED, 0) + 1
-        kinds[kind] = kinds.get(kind, 0) + 1
-        self._pending += 2
-        if self._pending >= self._flush_every:
-            self.flush()
 
     def _tick(self) -> None:
         self._pending += 1
