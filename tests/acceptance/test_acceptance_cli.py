@@ -78,6 +78,9 @@ def test_mistakes_made_before_anything_is_sent(agent: _Agent) -> None:
         (["watch", agent.url, "hi", "--interval", "2"], "--interval needs --poll"),
         (["watch", "localhost:9999", "hi"], "did you mean http://localhost:9999?"),
         (["watch", "127.0.0.1:9999", "hi"], "did you mean http://127.0.0.1:9999?"),
+        (["watch", "http://[::1", "hi"], "is not a valid URL"),
+        (["cancel", "http://[::1", "task-1"], "is not a valid URL"),
+        (["watch", "http://127.0.0.1:99999", "hi"], "is not a valid URL"),
     ]:
         result = _run(*args)
         assert result.returncode == 2, args
