@@ -22,9 +22,6 @@ from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import (
     AgentCard,
-    Message,
-    Part,
-    Role,
     SendMessageRequest,
     StreamResponse,
     TaskState,
@@ -36,6 +33,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from a2a_progress import ProgressEmitter, open_task
 from a2a_progress.serve import build_agent_card
+from a2a_progress.serving import user_message
 from workload import prose
 
 UPDATES_PER_TOOL = 4
@@ -71,13 +69,7 @@ class ScriptedAgent(AgentExecutor):
 
 def request(tools: int) -> SendMessageRequest:
     """A new turn asking for ``tools`` tool calls."""
-    return SendMessageRequest(
-        message=Message(
-            message_id=f"ask-{time.monotonic_ns()}",
-            role=Role.ROLE_USER,
-            parts=[Part(text=f"tools={tools}")],
-        )
-    )
+    return user_message(f"tools={tools}")
 
 
 @dataclass

@@ -8,14 +8,11 @@ can wait for a line to appear before it moves the agent on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
 import pytest
@@ -37,6 +34,7 @@ from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.serve import create_client
 from support.clock import FakeClock
+from support.listeners import web_server  # noqa: F401  (the CLI tests take it from here)
 from support.processes import free_port
 from support.scripted import (
     ScriptedAgent,
@@ -139,33 +137,6 @@ class RunningCli:
 
 # A loopback port nothing listens on (it was free a moment ago).
 closed_port = free_port
-
-
-@contextlib.contextmanager
-def web_server(pages: dict[str, tuple[str, bytes]]) -> Iterator[str]:
-    """A plain HTTP server on 127.0.0.1 (no A2A anywhere): ``pages`` by path, else 404."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            content_type, body = pages.get(self.path, ("text/html", b"<h1>Not Found</h1>"))
-            self.send_response(200 if self.path in pages else 404)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 async def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> CliResult:

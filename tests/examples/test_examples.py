@@ -15,10 +15,8 @@ from typing import Final
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.examples import EXAMPLES, ROOT, TIMEOUT, environment, serving
-from support.otlp import bridge_spans
+from support.otlp import SDK_SCOPE, bridge_spans
 from support.processes import free_port
-
-A2A_SDK_SCOPE: Final = "a2a-python-sdk"
 
 CALLEE_OUTPUT: Final = """\
   1 thinking           running  The user wants the deploy status; check CI first.
@@ -101,7 +99,7 @@ def test_zero_code_script_makes_one_trace_of_two_services() -> None:
         assert tool.attributes["a2a.progress.end_reason"] == "done"
     assert caller_tool.trace_id == callee_tool.trace_id
     # a2a-sdk's own tracing is off (the script's default): none of its spans was exported.
-    assert [s.name for s in spans if s.scope_name == A2A_SDK_SCOPE] == []
+    assert [s.name for s in spans if s.scope_name == SDK_SCOPE] == []
 
 
 # -- the README shows these files ----------------------------------------------------------------

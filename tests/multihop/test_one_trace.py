@@ -17,9 +17,7 @@ import pytest
 
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from support.chain import (
-    BRIDGE_SCOPE,
     HTTPX_SCOPE,
-    SDK_SCOPE,
     Agent,
     agent,
     ancestors,
@@ -29,6 +27,7 @@ from support.chain import (
     send,
     server_turn,
 )
+from support.otlp import BRIDGE_SCOPE, SDK_SCOPE
 
 TRANSPORTS: Final = ["jsonrpc", "rest", "grpc"]
 SIDES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIDES"

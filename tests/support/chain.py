@@ -5,12 +5,7 @@ queries over the spans received."""
 from __future__ import annotations
 
 import contextlib
-import http.server
 import json
-import signal
-import subprocess
-import threading
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,42 +14,26 @@ from typing import Any, Final
 import httpx
 from a2a.client import A2ACardResolver
 from a2a.types import (
-    Message,
-    Part,
-    Role,
-    SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
 )
 
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.serving import user_message
 from a2a_progress.serving.client import create_client
 from a2a_progress.serving.transports import card_with_interfaces
-from support.processes import PROCESS_TIMEOUT, TESTS, instrumented, otel_environment
+from support.listeners import web_server
+from support.otlp import BRIDGE_SCOPE
+from support.processes import AgentProcess, agent_process, instrumented, otel_environment
 
-BRIDGE_SCOPE: Final = "a2a_progress.otel"
-SDK_SCOPE: Final = "a2a-python-sdk"
 HTTPX_SCOPE: Final = "opentelemetry.instrumentation.httpx"
 
 
 @dataclass
-class Agent:
+class Agent(AgentProcess):
     """One chain agent process; ``url`` is its HTTP base URL (card, JSON-RPC; REST under it)."""
 
     service: str
-    process: subprocess.Popen[str]
-    url: str = ""
-
-    def stop(self, signum: int = signal.SIGINT) -> int:
-        """Send ``signum`` and wait for the exit; the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signum)
-        return self.process.wait(PROCESS_TIMEOUT)
-
-    def output(self) -> str:
-        """What it printed after ``PORT`` (read once it has exited)."""
-        assert self.process.stdout is not None
-        return self.process.stdout.read()
 
 
 @contextlib.contextmanager
@@ -64,27 +43,9 @@ def agent(
     """Run ``support.chain_agent name *options`` as service ``chain-{name}``."""
     service = f"chain-{name}"
     command = instrumented("support.chain_agent", name, *options)
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            command,
-            env=otel_environment(service, receiver.http_endpoint, "http/protobuf", **overrides),
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            cwd=TESTS,
-        )
-        running = Agent(service, process)
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert line.startswith("PORT "), f"{service} did not start:\n{log.read_text()}"
-            running.url = f"http://127.0.0.1:{int(line.split()[1])}"
-            yield running
-        finally:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                running.stop()
-            process.kill()
-            process.wait()
+    env = otel_environment(service, receiver.http_endpoint, "http/protobuf", **overrides)
+    with agent_process(command, env, log) as running:
+        yield Agent(running.url, running.process, service)
 
 
 def request(
@@ -97,11 +58,7 @@ def request(
 ) -> SendMessageRequest:
     """The user's message to the first agent: the rest of the route and what each tool does."""
     text = json.dumps({"route": route, "transport": transport, "probe": probe, "hold": hold})
-    message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    send = SendMessageRequest(message=message)
-    if return_immediately:
-        send.configuration.CopyFrom(SendMessageConfiguration(return_immediately=True))
-    return send
+    return user_message(text, return_immediately=return_immediately)
 
 
 async def send(url: str, message: SendMessageRequest, *, streaming: bool = True) -> list[Any]:
@@ -127,28 +84,11 @@ async def start_and_leave(url: str, tool: str) -> None:
         await stream.aclose()  # type: ignore[attr-defined]
 
 
-class _Ok(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @contextlib.contextmanager
 def probe_server() -> Iterator[str]:
-    """A loopback HTTP server answering every GET with 200; its URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/probe"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A loopback HTTP server answering a GET of its URL with 200; that URL."""
+    with web_server({"/probe": ("text/plain", b"ok")}) as url:
+        yield f"{url}/probe"
 
 
 # -- span queries --------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ import json
 import signal
 import socket
 import sys
-import uuid
 from typing import Any
 
 import grpc.aio
@@ -36,11 +35,12 @@ from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types import Message, Part, Role, SendMessageRequest, a2a_pb2_grpc
+from a2a.types import a2a_pb2_grpc
 from opentelemetry import trace
 from starlette.applications import Starlette
 
 from a2a_progress import ProgressEmitter, open_task
+from a2a_progress.serving import user_message
 from a2a_progress.serving.card import REST_PATH, build_agent_card
 from a2a_progress.serving.client import create_client
 from a2a_progress.serving.transports import card_with_interfaces
@@ -56,11 +56,6 @@ def request_of(context: RequestContext) -> dict[str, Any]:
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
-
-
-def user_message(text: str) -> SendMessageRequest:
-    message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=[Part(text=text)])
-    return SendMessageRequest(message=message)
 
 
 async def call_next(route: list[str], transport: str, rest: dict[str, Any]) -> int:

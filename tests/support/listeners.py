@@ -1,5 +1,6 @@
-"""Raw TCP listeners on 127.0.0.1 for the mistakes a client meets: a port that answers with
-bytes that are not HTTP, hangs up or resets, and a port that accepts but never says anything."""
+"""Listeners on 127.0.0.1 for the mistakes a client meets: a port that answers with bytes that
+are not HTTP, hangs up or resets, a port that accepts but never says anything, and a plain web
+server that is no A2A agent."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import struct
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # What a non-HTTP server might send first: an HTTP/2 SETTINGS frame, then noise.
 NOT_HTTP = b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64SSH-2.0-x\r\n"
@@ -72,3 +74,33 @@ def tcp_listener(reply: bytes | None, *, reset: bool = False) -> Iterator[Listen
         server.close()
         for connection in held:
             connection.close()
+
+
+@contextlib.contextmanager
+def web_server(pages: dict[str, tuple[str, bytes]]) -> Iterator[str]:
+    """A plain HTTP server on 127.0.0.1 (no A2A anywhere); its base URL.
+
+    It answers a GET of a path in ``pages`` with its ``(content type, body)``, any other with 404.
+    """
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            content_type, body = pages.get(self.path, ("text/html", b"<h1>Not Found</h1>"))
+            self.send_response(200 if self.path in pages else 404)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

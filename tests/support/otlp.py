@@ -41,6 +41,8 @@ CALLER_SERVICE: Final = "caller-agent"
 CALLEE_SERVICE: Final = "callee-agent"
 BRIDGE_SCOPE: Final = "a2a_progress.otel"
 """The instrumentation scope of every span the bridge makes."""
+SDK_SCOPE: Final = "a2a-python-sdk"
+"""The scope of the a2a-sdk's own spans."""
 BATCH_DELAY_MILLIS: Final = 50
 
 

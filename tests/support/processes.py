@@ -159,6 +159,11 @@ class AgentProcess:
             self.process.send_signal(signum)
         return self.process.wait(PROCESS_TIMEOUT)
 
+    def output(self) -> str:
+        """What it printed after ``PORT`` (read once it has exited)."""
+        assert self.process.stdout is not None
+        return self.process.stdout.read()
+
 
 @contextlib.contextmanager
 def agent_process(command: list[str], env: Mapping[str, str], log: Path) -> Iterator[AgentProcess]:

@@ -26,7 +26,7 @@ from typing import Any, Final
 import pytest
 
 from support import agents, chain
-from support.otlp import span_exporter, tracer_provider
+from support.otlp import SDK_SCOPE, span_exporter, tracer_provider
 from support.processes import (
     PROCESS_TIMEOUT,
     AgentProcess,
@@ -43,7 +43,6 @@ CALLER: Final = "traces-caller"
 CALLEE: Final = "traces-callee"
 TRACES: Final = [sys.executable, "-m", "a2a_progress.cli", "traces"]
 PORT_IN_USE: Final = 10
-SDK_SCOPE: Final = "a2a-python-sdk"
 ROW: Final = re.compile(r"^(?P<prefix>[│├└─ ]*)(?P<name>\S.*?)\s{2,}(?P<service>\S+)\s")
 
 
