@@ -23,12 +23,14 @@ version; new fields may be added.
 ``opened``         true when this update started the tool call in ``call``
 ``call``           the tool call it belongs to, or null: ``{index, tool, tool_call_id,
                    stream_key, state: running|done|aborted, end_reason, started_at, ended_at,
-                   duration, replayed}`` — the times are the ones the agent recorded (Unix
+                   duration, replayed, dialect}`` — the times are the ones the agent recorded (Unix
                    seconds), ``duration`` their difference; each is null when unknown (a call
                    replayed from the task's history, which keeps no times), never a made-up 0
 ``closed``         the tool calls this update ended, each like ``call``
 ``replayed``       true when the update was rebuilt from a task snapshot's history (a finished
                    task subscribed to or polled): it happened earlier than ``time``
+``dialect``        the dialect the update was read from (``adk``, ``gemini-cli``: an agent that
+                   sends no envelope), or null for a progress envelope; a call's ``dialect`` too
 ``time``           when the update was received, Unix seconds
 =================  ===========================================================================
 
@@ -94,6 +96,7 @@ def call_json(call: CallRecord) -> dict[str, Any]:
         "ended_at": call.ended_at,
         "duration": _seconds(call.duration),
         "replayed": call.replayed,
+        "dialect": call.dialect,
     }
 
 
@@ -126,6 +129,7 @@ def progress_json(update: ProgressUpdate) -> dict[str, Any]:
         "call": call_json(update.call) if update.call is not None else None,
         "closed": [call_json(call) for call in update.closed],
         "replayed": update.replayed,
+        "dialect": update.dialect,
         "time": round(time.time(), 3),
     }
 

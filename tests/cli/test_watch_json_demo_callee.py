@@ -28,6 +28,7 @@ PROGRESS_KEYS = {
     "call",
     "closed",
     "replayed",
+    "dialect",
     "time",
 }
 CALL_KEYS = {
@@ -41,6 +42,7 @@ CALL_KEYS = {
     "ended_at",
     "duration",
     "replayed",
+    "dialect",
 }
 
 

@@ -80,6 +80,7 @@ class NoteNode:
     kind: str  # "thinking", "text", "error" or "status" (a plain-text working update)
     text: str
     seq: int
+    dialect: str | None = None  # read from another agent dialect (e.g. "adk"), not an envelope
 
 
 # -- changes, in the order they happened -------------------------------------------------------
@@ -143,6 +144,11 @@ def more_lines(lines: int) -> str:
     return f" (+{lines} more line{'' if lines == 1 else 's'})" if lines else ""
 
 
+def dialect_tag(dialect: str | None) -> str:
+    """`` [adk]`` after what an agent dialect reported (not an envelope); empty otherwise."""
+    return f" [{dialect}]" if dialect else ""
+
+
 UNKNOWN: Final = "?"
 """How a duration nobody recorded is shown (never a made-up ``0.00s``)."""
 
@@ -202,13 +208,14 @@ class TurnModel:
             self._insert(node, update.late)
             changes.append(CallStarted(node))
         if update.degraded:
-            self._note("status", update.fallback, 0, False, changes)
+            self._note(NoteNode("status", update.fallback, 0), False, changes)
         elif envelope.kind is Kind.TOOL_OUTPUT_APPEND:
             self._output(update, call, changes)
         elif envelope.kind is not Kind.TOOL_CALL:
-            self._note(
-                envelope.kind.value, envelope.content or "", envelope.seq, update.late, changes
+            note = NoteNode(
+                envelope.kind.value, envelope.content or "", envelope.seq, update.dialect
             )
+            self._note(note, update.late, changes)
         if call is not None and call in update.closed:
             reason = envelope.payload.get("reason")
             why = reason if isinstance(reason, str) else None
@@ -221,12 +228,13 @@ class TurnModel:
         chunk = update.envelope.content or ""
         if node is None:
             # Output of a call this view never saw start: show it as text.
-            self._note("text", chunk, update.envelope.seq, update.late, changes)
+            self._note(
+                NoteNode("text", chunk, update.envelope.seq, update.dialect), update.late, changes
+            )
             return
         changes.extend(OutputLine(node, line) for line in node.add_output(chunk))
 
-    def _note(self, kind: str, text: str, seq: int, late: bool, changes: list[Change]) -> None:
-        node = NoteNode(kind, text, seq)
+    def _note(self, node: NoteNode, late: bool, changes: list[Change]) -> None:
         self._insert(node, late)
         changes.append(NoteAdded(node))
 

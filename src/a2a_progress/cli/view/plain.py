@@ -13,6 +13,7 @@ from a2a_progress.cli.view.model import (
     OutputLine,
     TaskSeen,
     TurnEnded,
+    dialect_tag,
     duration,
     first_line,
     more_lines,
@@ -41,19 +42,20 @@ class PlainLines(TurnView):
             case TaskSeen(task_id):
                 return [f"task: {task_id}"]
             case CallStarted(node):
-                return [f"tool started: {node.name}"]
+                return [f"tool started: {node.name}{dialect_tag(node.record.dialect)}"]
             case OutputLine(node, line):
                 return [f"output {node.record.tool}: {line}"]
             case CallEnded(node):
+                name = node.name + dialect_tag(node.record.dialect)
                 took = duration(node.duration)
                 if node.record.status is Status.DONE:
-                    return [f"tool done: {node.name} {took}"]
-                return [f"tool aborted: {node.name} {took}: {node.why}"]
+                    return [f"tool done: {name} {took}"]
+                return [f"tool aborted: {name} {took}: {node.why}"]
             case NoteAdded(node) if node.kind == "thinking":
                 line, more = first_line(node.text)
-                return [f"thinking: {line}{more_lines(more)}"]
+                return [f"thinking{dialect_tag(node.dialect)}: {line}{more_lines(more)}"]
             case NoteAdded(node):
-                label = _NOTE_LABELS[node.kind]
+                label = _NOTE_LABELS[node.kind] + dialect_tag(node.dialect)
                 return [f"{label}: {line}" for line in node.text.splitlines() or [""]]
             case TurnEnded(outcome, summary):
                 answer = ["answer:", *(f"  {line}" for line in outcome.reply.splitlines())]

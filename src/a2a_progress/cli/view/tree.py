@@ -24,6 +24,7 @@ from a2a_progress.cli.view.model import (
     TERMINAL_STYLES,
     CallNode,
     NoteNode,
+    dialect_tag,
     duration,
     first_line,
     more_lines,
@@ -110,6 +111,7 @@ class LiveTree(TurnView):
     def _render_call(self, tree: Tree, node: CallNode, now: float) -> None:
         record = node.record
         ident = Text(f"  {record.tool_call_id}", style="dim") if record.tool_call_id else Text()
+        ident.append(dialect_tag(record.dialect), style="dim")
         if node.ended is None:
             label = Table.grid(padding=(0, 1))
             label.add_row(
@@ -159,9 +161,10 @@ def _render_note(node: NoteNode) -> RenderableType:
         line, more = first_line(node.text)
         return _OneLine(
             Text.assemble(("thinking ", "magenta italic"), (line, "italic")),
-            Text(more_lines(more), style="dim"),
+            Text(more_lines(more) + dialect_tag(node.dialect), style="dim"),
         )
+    tag = (dialect_tag(node.dialect), "dim")
     if node.kind == "error":
-        return Text.assemble(("! ", "bold red"), (node.text, "red"))
+        return Text.assemble(("! ", "bold red"), (node.text, "red"), tag)
     style = "dim" if node.kind == "status" else ""
-    return Text.assemble(("▸ ", "cyan"), (node.text, style))
+    return Text.assemble(("▸ ", "cyan"), (node.text, style), tag)

@@ -32,6 +32,11 @@ function spaced(...nodes) {
   return out;
 }
 
+// `[adk]` after what an agent dialect reported (not an envelope); null for an envelope's.
+function dialectTag(dialect) {
+  return typeof dialect === "string" && dialect ? el("span", "a2ap-dialect", `[${dialect}]`) : null;
+}
+
 function lines(text) {
   return String(text ?? "").split(/\r\n|\r|\n/).map((line) => line.trim()).filter(Boolean);
 }
@@ -245,10 +250,10 @@ class A2AProgressPanel extends HTMLElement {
     } else if (data.kind === "tool_output_append") {
       const view = call ? this._calls.get(call.index) : null;
       if (view) this._output(view, data.content ?? "");
-      else this._note("text", data.content, seq, late);
+      else this._note("text", data.content, seq, late, data.dialect);
     } else if (data.kind !== "tool_call") {
       const kind = data.kind === "thinking" || data.kind === "error" ? data.kind : "text";
-      this._note(kind, data.content ?? data.text, seq, late);
+      this._note(kind, data.content ?? data.text, seq, late, data.dialect);
     }
     const own = call ? call.index : null;
     for (const closed of Array.isArray(data.closed) ? data.closed : []) {
@@ -328,8 +333,10 @@ class A2AProgressPanel extends HTMLElement {
     this._nodes.push(node);
   }
 
-  _note(kind, text, seq, late) {
+  _note(kind, text, seq, late, dialect) {
     const content = String(text ?? "");
+    const tag = dialectTag(dialect);
+    const tagged = (...nodes) => (tag ? [...nodes, tag] : nodes);
     const li = el("li", `a2ap-item a2ap-${kind}`);
     li.dataset.kind = kind;
     li.dataset.seq = String(seq);
@@ -341,16 +348,16 @@ class A2AProgressPanel extends HTMLElement {
       if (all.length > 1) {
         parts.push(el("span", "a2ap-more", `(+${plural(all.length - 1, "more line")})`));
       }
-      summary.append(...spaced(...parts));
+      summary.append(...spaced(...tagged(...parts)));
       details.append(summary, el("div", "a2ap-full", content));
       li.append(details);
     } else if (kind === "error") {
       li.setAttribute("role", "alert");
-      li.append(...spaced(el("span", "a2ap-mark", "!"), el("span", "a2ap-label", "error"),
-        el("span", "a2ap-text", content)));
+      li.append(...spaced(...tagged(el("span", "a2ap-mark", "!"), el("span", "a2ap-label", "error"),
+        el("span", "a2ap-text", content))));
     } else {
-      li.append(...spaced(el("span", "a2ap-mark", kind === "plain" ? "·" : "▸"),
-        el("span", "a2ap-text", content)));
+      li.append(...spaced(...tagged(el("span", "a2ap-mark", kind === "plain" ? "·" : "▸"),
+        el("span", "a2ap-text", content))));
     }
     this._insert(li, seq, late);
   }
@@ -367,7 +374,8 @@ class A2AProgressPanel extends HTMLElement {
     const state = el("span", "a2ap-state");
     const duration = el("span", "a2ap-duration");
     const reason = el("span", "a2ap-reason");
-    row.append(...spaced(glyph, tool, ident, state, duration, reason));
+    const tag = dialectTag(call.dialect);
+    row.append(...spaced(glyph, tool, ident, ...(tag ? [tag] : []), state, duration, reason));
     li.append(row);
     const view = {
       li, glyph, state, duration, reason, started: time, ended: null, status: null,
