@@ -23,56 +23,15 @@ from a2a_progress.envelope import (
 )
 from a2a_progress.producer import CallState, ProgressEmitter
 from a2a_progress.redaction import MASK, Redactor
+from support.queues import RecordingQueue
 
 SECRET = "abcDEF123ghiJKL456mnoPQR789"
 BEARER = f"Bearer {SECRET}"
 
 
-class RecordingQueue:
-    """The sink a TaskUpdater writes to: keeps every event, in order."""
-
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    async def enqueue_event(self, event: Any) -> None:
-        self.events.append(event)
-
-    @property
-    def updates(self) -> list[TaskStatusUpdateEvent]:
-        return [e for e in self.events if isinstance(e, TaskStatusUpdateEvent)]
-
-    @property
-    def working(self) -> list[TaskStatusUpdateEvent]:
-        return [e for e in self.updates if e.status.state == TaskState.TASK_STATE_WORKING]
-
-    @property
-    def envelopes(self) -> list[Envelope]:
-        found = [read_envelope(event) for event in self.working]
-        assert all(isinstance(e, Envelope) for e in found), found
-        return found  # type: ignore[return-value]
-
-    @property
-    def seqs(self) -> list[int]:
-        return [e.seq for e in self.envelopes]
-
-    def states(self) -> list[int]:
-        return [e.status.state for e in self.updates]
-
-    def dump(self) -> str:
-        """Everything enqueued, as text (to look for secrets)."""
-        parts = []
-        for event in self.updates:
-            message = event.status.message
-            for part in message.parts:
-                parts.append(part.text)
-                if part.HasField("metadata") and TFRS_KEY in part.metadata:
-                    parts.append(part.metadata[TFRS_KEY])
-        return "\n".join(parts)
-
-
 def make(**options: Any) -> tuple[ProgressEmitter, RecordingQueue]:
     queue = RecordingQueue()
-    updater = TaskUpdater(queue, f"task-{uuid.uuid4()}", "ctx-1")  # type: ignore[arg-type]
+    updater = TaskUpdater(queue, f"task-{uuid.uuid4()}", "ctx-1")
     return ProgressEmitter(updater, **options), queue
 
 

@@ -24,22 +24,11 @@ from typing import Any
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import Event, EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import Message, Part, TaskState, TaskStatusUpdateEvent
+from a2a.types import Message, Part, TaskState
 
 from a2a_progress.carrier import TFRS_KEY, raw_envelope
 from a2a_progress.producer import ProgressEmitter, ToolCall, open_task
-
-
-class RecordingQueue(EventQueue):
-    """The executor's event queue, remembering every event enqueued through it, in order."""
-
-    def __init__(self, inner: EventQueue, log: list[Event]) -> None:
-        self._inner = inner
-        self._log = log
-
-    async def enqueue_event(self, event: Event) -> None:
-        self._log.append(event)
-        await self._inner.enqueue_event(event)
+from support.queues import RecordingQueue
 
 
 @dataclass
@@ -88,11 +77,7 @@ class Turn:
     def working_messages(self) -> list[Message]:
         """The status messages of the WORKING updates enqueued, in order."""
         return [
-            event.status.message
-            for event in self.events
-            if isinstance(event, TaskStatusUpdateEvent)
-            and event.status.state == TaskState.TASK_STATE_WORKING
-            and event.status.HasField("message")
+            event.status.message for event in self.queue.working if event.status.HasField("message")
         ]
 
     def sent(self) -> list[str]:
@@ -101,7 +86,7 @@ class Turn:
 
     def states(self) -> list[int]:
         """The state of every status update enqueued, in order."""
-        return [e.status.state for e in self.events if isinstance(e, TaskStatusUpdateEvent)]
+        return self.queue.states()
 
 
 Step = Callable[[Turn], Awaitable[object]]
