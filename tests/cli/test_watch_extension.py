@@ -1,33 +1,24 @@
 """``watch`` shows whether the agent declares the progress extension, and requests it."""
 
 import pytest
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from cli_support import run_cli, web_server
 from google.protobuf.json_format import MessageToJson
 
 from a2a_progress.extension import progress_extension, progress_extension_requested
-from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serving import serve_agent
+from support.scripted import ScriptedAgent, Turn
 
 
-class ExtensionProbe(AgentExecutor):
-    """Replies whether the caller requested the progress extension."""
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        requested = progress_extension_requested(context)
-        await ProgressEmitter(updater).complete(f"requested={requested}")
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+async def reply_whether_requested(turn: Turn) -> None:
+    """The scripted agent's one step: reply whether the caller requested the extension."""
+    await turn.progress.complete(f"requested={progress_extension_requested(turn.context)}")
 
 
 @pytest.mark.parametrize("declared", [True, False])
 async def test_watch_shows_the_declaration_and_requests_the_extension(
     monkeypatch: pytest.MonkeyPatch, declared: bool
 ) -> None:
-    async with serve_agent(ExtensionProbe(), name="probe") as served:
+    async with serve_agent(ScriptedAgent([reply_whether_requested]), name="probe") as served:
         card = served.card_for("jsonrpc")
         if declared:
             card.capabilities.extensions.append(progress_extension())

@@ -9,14 +9,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.types import Message, Part, Role, TaskState
+from a2a.types import Message, Part, Role
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from a2a_progress import ProgressUpdate, TurnOutcome, follow, open_task
+from a2a_progress import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.dialects.base import MAX_CALLS
 from a2a_progress.dialects.gemini_cli import EXTENSION_URI
 from a2a_progress.envelope import Kind, Status
@@ -24,12 +22,15 @@ from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.serve import TRANSPORTS, Transport, create_client, serve_agent
 from a2a_progress.serving import user_message
 from dialects.fixtures import adk_call, data_part, gemini_thought, gemini_tool_call, text_part
+from support import scripted as step
+from support.scripted import ScriptedAgent, Turn
 
 ANSWER = "All 4 tests pass now."
-Step = tuple[str, list[Part]]
+WireUpdate = tuple[str, list[Part]]
+"""One WORKING update of a dialect: the event's kind (for its metadata) and its parts."""
 
 
-def gemini_turn() -> list[Step]:
+def gemini_turn() -> list[WireUpdate]:
     """The RFC's flow: thought, a shell call streaming output (every state resent whole), a
     failing edit, a cancelled call, then text. Updates repeat to show they are consumed once."""
     shell = "run_shell_command"
@@ -52,26 +53,20 @@ def gemini_turn() -> list[Step]:
     ]
 
 
-class DialectAgent(AgentExecutor):
-    """Sends WORKING updates of another dialect: parts plus the event's metadata."""
+def dialect_agent(
+    updates: list[WireUpdate], metadata: Callable[[str], dict[str, Any]]
+) -> ScriptedAgent:
+    """The scripted agent sending WORKING updates of another dialect (parts plus the event's
+    metadata), then COMPLETED with an empty message."""
+    steps = [
+        step.parts(parts, message_id=f"m{index}", metadata=metadata(kind))
+        for index, (kind, parts) in enumerate(updates)
+    ]
+    return ScriptedAgent([*steps, completed_without_reply])
 
-    def __init__(self, steps: Callable[[], list[Step]], metadata: Callable[[str], dict[str, Any]]):
-        self._steps = steps
-        self._metadata = metadata
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        for index, (kind, parts) in enumerate(self._steps()):
-            message = Message(role=Role.ROLE_AGENT, message_id=f"m{index}", parts=parts)
-            await updater.update_status(
-                TaskState.TASK_STATE_WORKING,
-                message if parts else None,
-                metadata=self._metadata(kind),
-            )
-        await updater.complete(Message(role=Role.ROLE_AGENT, message_id="end", parts=[]))
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+async def completed_without_reply(turn: Turn) -> None:
+    await turn.updater.complete(Message(role=Role.ROLE_AGENT, message_id="end", parts=[]))
 
 
 def gemini_metadata(kind: str) -> dict[str, Any]:
@@ -99,7 +94,7 @@ async def run(served: Any, transport: Transport) -> list[Any]:
 
 @pytest.fixture
 async def gemini_agent() -> AsyncIterator[Any]:
-    async with serve_agent(DialectAgent(gemini_turn, gemini_metadata), name="gemini") as served:
+    async with serve_agent(dialect_agent(gemini_turn(), gemini_metadata), name="gemini") as served:
         yield served
 
 
@@ -162,9 +157,9 @@ async def test_gemini_cli_calls_thoughts_and_output_over_every_transport(
     ]
 
 
-def flood() -> list[Step]:
+def flood() -> list[WireUpdate]:
     """A hostile peer in the ADK dialect: more distinct calls than a turn tracks, and junk."""
-    steps: list[Step] = []
+    steps: list[WireUpdate] = []
     for batch in range(0, MAX_CALLS + 512, 64):
         steps.append(("", [adk_call(f"flood-{batch + i}", "spam") for i in range(64)]))
         junk = [data_part({"junk": i}, {"adk_type": "function_call"}) for i in range(64)]
@@ -173,7 +168,7 @@ def flood() -> list[Step]:
 
 
 async def test_a_flood_of_dialect_calls_is_capped_in_updates_and_spans() -> None:
-    agent = DialectAgent(flood, lambda _kind: {"adk_app_name": "flood"})
+    agent = dialect_agent(flood(), lambda _kind: {"adk_app_name": "flood"})
     async with serve_agent(agent, name="flood") as served:
         with caller_spans() as exporter:
             updates = await run(served, "grpc")

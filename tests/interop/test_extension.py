@@ -9,8 +9,6 @@ import httpx
 import pytest
 from a2a.client import A2ACardResolver
 from a2a.client.client import ClientCallContext
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
@@ -25,37 +23,30 @@ from starlette.applications import Starlette
 
 from a2a_progress import (
     PROGRESS_EXTENSION_URI,
-    ProgressEmitter,
     ProgressUpdate,
     TurnOutcome,
     declares_progress_extension,
     follow,
-    open_task,
     progress_extension,
     request_progress_extension,
 )
 from a2a_progress.extension import progress_extension_requested
 from a2a_progress.serve import create_client
 from a2a_progress.serving import user_message
+from support import scripted as step
 from support.asgi import loopback_server
+from support.scripted import ScriptedAgent
 
 
-class RecordingAgent(AgentExecutor):
-    """Emits one tool call and records whether each caller asked for the extension."""
+class RecordingAgent(ScriptedAgent):
+    """Emits one tool call; :attr:`requested` says whether each caller asked for the extension."""
 
     def __init__(self) -> None:
-        self.requested: list[bool] = []
+        super().__init__([step.start("lookup", "call-1"), step.done("call-1"), step.complete("ok")])
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        self.requested.append(progress_extension_requested(context))
-        updater = await open_task(context, event_queue)
-        async with ProgressEmitter(updater) as progress:
-            async with progress.tool_call("lookup", "call-1"):
-                pass
-            await progress.complete("ok")
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+    @property
+    def requested(self) -> list[bool]:
+        return [progress_extension_requested(turn.context) for turn in self.turns.values()]
 
 
 def card(url: str, extensions: list[AgentExtension]) -> AgentCard:

@@ -69,10 +69,27 @@ class Turn:
     ) -> None:
         """A WORKING update with one Part: ``text`` and, unless None, ``metadata.tfrs``."""
         part = Part(text=text) if tfrs is None else Part(text=text, metadata={TFRS_KEY: tfrs})
-        message = self.updater.new_agent_message([part])
-        if message_id is not None:
-            message.message_id = message_id
-        await self.updater.update_status(TaskState.TASK_STATE_WORKING, message=message)
+        await self.working_parts([part], message_id=message_id)
+
+    async def working_parts(
+        self,
+        parts: Sequence[Part],
+        *,
+        message_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A WORKING update whose message holds ``parts`` as they are (none: no message at
+        all), and the event's ``metadata`` (as other dialects send them)."""
+        message = None
+        if parts:
+            message = self.updater.new_agent_message(list(parts))
+            if message_id is not None:
+                message.message_id = message_id
+        await self.updater.update_status(
+            TaskState.TASK_STATE_WORKING,
+            message=message,
+            metadata=None if metadata is None else dict(metadata),
+        )
 
     def working_messages(self) -> list[Message]:
         """The status messages of the WORKING updates enqueued, in order."""
@@ -226,6 +243,16 @@ def wire(
 def raw(tfrs: object, text: str = "fallback", *, message_id: str | None = None) -> Step:
     """Send a WORKING update carrying ``tfrs`` as is (None: a plain-text update)."""
     return lambda turn: turn.working(text, tfrs, message_id=message_id)
+
+
+def parts(
+    parts: Sequence[Part],
+    *,
+    message_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Step:
+    """Send a WORKING update of ``parts`` as they are (see :meth:`Turn.working_parts`)."""
+    return lambda turn: turn.working_parts(parts, message_id=message_id, metadata=metadata)
 
 
 def env(
