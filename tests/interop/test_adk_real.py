@@ -99,6 +99,8 @@ async def test_watch_json_shows_calls_running_and_finished_and_thoughts() -> Non
         assert call_id in text, tool
         assert tool in text
     assert lines[-1]["type"] == "outcome"
+    assert lines[-1]["progress_extension"] is False  # ADK's card does not declare the envelope
+    assert {line["dialect"] for line in progress} == {"adk"}
     # Every tool call shows running, then finished (done, or aborted for the failing one).
     statuses: dict[str, list[str]] = {}
     for line in progress:
