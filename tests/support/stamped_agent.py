@@ -1,4 +1,5 @@
-"""A callee that plays a fixed script of status updates, each stamped with a chosen agent time.
+"""The scripted agent playing a fixed script of status updates, each stamped with a chosen
+agent time.
 
 Replay tests compare durations with the times the agent recorded, so the times are set, not
 measured: a step's ``at`` goes into ``TaskStatus.timestamp`` through ``TaskUpdater`` (a step with
@@ -13,13 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from a2a.types.a2a_pb2 import Part, TaskState, TaskStatus, TaskStatusUpdateEvent
 
 from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, encode
-from a2a_progress.producer import open_task
+from support import scripted
+from support.scripted import ScriptedAgent, Turn
 
 BASE = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC)
 """The agent clock's zero in these scripts."""
@@ -48,35 +48,33 @@ class Step:
     release: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class StampedAgent(AgentExecutor):
-    """Opens its task (SUBMITTED, no time), then sends ``steps`` in order."""
+def stamped(step: Step) -> list[scripted.Step]:
+    """The scripted agent's steps that send ``step`` (and hold there, if it says so)."""
+
+    async def send(turn: Turn) -> None:
+        part = (
+            envelope_part(encode(step.envelope), step.text)
+            if step.envelope is not None
+            else Part(text=step.text)
+        )
+        message = turn.updater.new_agent_message(parts=[part])
+        if step.at is not None:
+            await turn.updater.update_status(step.state, message, timestamp=step.at)
+            return
+        # TaskUpdater always stamps a time; an update without one is built by hand.
+        status = TaskStatus(state=step.state)
+        status.message.CopyFrom(message)
+        await turn.queue.enqueue_event(
+            TaskStatusUpdateEvent(task_id=turn.task_id, context_id=turn.context_id, status=status)
+        )
+
+    if not step.hold:
+        return [send]
+    return [send, scripted.reached(step.reached), scripted.wait(step.release)]
+
+
+class StampedAgent(ScriptedAgent):
+    """The scripted agent: opens its task (SUBMITTED, no time), then sends ``steps`` in order."""
 
     def __init__(self, steps: Sequence[Step]) -> None:
-        self.steps = list(steps)
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        updater = await open_task(context, event_queue)
-        for step in self.steps:
-            part = (
-                envelope_part(encode(step.envelope), step.text)
-                if step.envelope is not None
-                else Part(text=step.text)
-            )
-            message = updater.new_agent_message(parts=[part])
-            if step.at is not None:
-                await updater.update_status(step.state, message, timestamp=step.at)
-            else:
-                status = TaskStatus(state=step.state)
-                status.message.CopyFrom(message)
-                await event_queue.enqueue_event(
-                    TaskStatusUpdateEvent(
-                        task_id=updater.task_id, context_id=updater.context_id, status=status
-                    )
-                )
-            if step.hold:
-                step.reached.set()
-                await step.release.wait()
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        for step in self.steps:
-            step.release.set()
+        super().__init__([send for step in steps for send in stamped(step)])
