@@ -19,6 +19,7 @@ from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, TaskState
 from a2a_progress.cli.agent_client import agent_errors, fetch_card, only_transport, open_client
 from a2a_progress.cli.arguments import Commands, add_agent_arguments, usage_error
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
+from a2a_progress.cli.inert import inert
 from a2a_progress.cli.reach import check_agent_url
 from a2a_progress.consumer import TERMINAL_STATES
 from a2a_progress.serving import Transport
@@ -84,7 +85,8 @@ async def cancel_task(
             already = True
             state = await _state(client, url, task_id, timeout_seconds)
     if state == TaskState.TASK_STATE_CANCELED:
-        stdout.write(f"task {task_id} {'was already canceled' if already else 'canceled'}\n")
+        done = "was already canceled" if already else "canceled"
+        stdout.write(inert(f"task {task_id} {done}") + "\n")
         return int(ExitCode.COMPLETED)
     if already or state in TERMINAL_STATES:
         raise CliError(

@@ -11,6 +11,7 @@ from enum import IntEnum
 from typing import Final
 
 from a2a_progress import schema
+from a2a_progress.cli.inert import inert
 from a2a_progress.schema import state_label
 
 __all__ = [
@@ -68,7 +69,8 @@ class CliError(Exception):
     """A failure to report as one line on stderr, with its exit code."""
 
     def __init__(self, message: str, code: ExitCode) -> None:
-        # One line, whatever the underlying library put in its message.
-        self.message = " ".join(message.split())
+        # One line, whatever the underlying library put in its message, and inert: it may
+        # quote an agent (a reply, a task id, an SDK error carrying the agent's text).
+        self.message = inert(" ".join(message.split()))
         self.code = code
         super().__init__(self.message)

@@ -42,6 +42,7 @@ from a2a_progress.cli.arguments import (
 )
 from a2a_progress.cli.console import output_console
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
+from a2a_progress.cli.inert import inert
 from a2a_progress.cli.json_view import JsonLines, error_json
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.reach import check_agent_url
@@ -291,8 +292,10 @@ def _announce(console: Console, card: AgentCard, options: WatchOptions, ended: T
     headers = f", headers: {', '.join(options.headers)}" if options.headers else ""
     declared = "declared" if declares_progress_extension(card) else "not declared"
     console.print(
-        f"{card.name or options.url} via {describe_endpoint(card)}: {what}{headers}"
-        f" (progress extension: {declared})",
+        inert(
+            f"{card.name or options.url} via {describe_endpoint(card)}: {what}{headers}"
+            f" (progress extension: {declared})"
+        ),
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -50,6 +50,7 @@ from a2a_progress.cli.demo.trace import (
     show_trace,
 )
 from a2a_progress.cli.errors import CliError
+from a2a_progress.cli.inert import inert
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.telemetry import Telemetry, start_telemetry
 from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
@@ -195,8 +196,10 @@ async def _turn(
         else ""
     )
     console.print(
-        f"  callee  {card.name}{process}: {describe_endpoint(card)}{also}{auditor}\n"
-        f'  caller  asks: "{options.message}"',
+        inert(
+            f"  callee  {card.name}{process}: {describe_endpoint(card)}{also}{auditor}\n"
+            f'  caller  asks: "{options.message}"'
+        ),
         markup=False,
         highlight=False,
         soft_wrap=True,

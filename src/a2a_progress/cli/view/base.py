@@ -11,6 +11,7 @@ from typing import ClassVar, Final, Self
 
 from rich.console import Console
 
+from a2a_progress.cli.inert import inert
 from a2a_progress.cli.view.model import TurnModel
 from a2a_progress.cli.view.sink import Update
 
@@ -22,7 +23,7 @@ class TurnView(ABC):
 
     Args:
         console: where to draw.
-        title: the turn's heading (e.g. the agent's name).
+        title: the turn's heading (e.g. the agent's name; shown inert).
         tail: how many of the latest output lines to keep under a tool call.
         clock: seconds, monotonic; durations are as the caller sees them.
     """
@@ -39,7 +40,7 @@ class TurnView(ABC):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.console = console
-        self.title = title
+        self.title = inert(title)
         self.model = TurnModel(max(1, tail), clock)
         # A live view's refresh thread renders while the event loop feeds updates.
         self._lock = threading.Lock()

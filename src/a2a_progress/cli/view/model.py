@@ -4,6 +4,10 @@
 (thinking, progress text, errors, plain-text status), the tail of streamed output, the outcome —
 and returns the changes in the order they happened. The plain sink prints one line per change;
 the live tree draws the whole model on every refresh. Neither decides what happened: only here.
+
+Agent text enters the views here and only here, so here it is made
+:func:`~a2a_progress.cli.inert.inert`: a view shows what the agent sent, and the terminal obeys
+none of its escape sequences.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from a2a_progress.cli.errors import state_label
+from a2a_progress.cli.inert import inert
 from a2a_progress.consumer import CallRecord, ProgressUpdate, TurnOutcome
 from a2a_progress.envelope import Kind, Status
 
@@ -43,7 +48,7 @@ class CallNode:
     replayed: bool = False  # opened or ended by an update rebuilt from the task's history
 
     def add_output(self, chunk: str) -> list[str]:
-        """Append a chunk of output; return the lines it completed."""
+        """Append a chunk of output (already inert); return the lines it completed."""
         pieces = (self.partial + chunk).split("\n")
         self.partial = pieces.pop()
         self.tail.extend(pieces)
@@ -61,10 +66,19 @@ class CallNode:
         return self.ended - self.started
 
     @property
+    def tool(self) -> str:
+        """The tool's name, inert."""
+        return inert(self.record.tool)
+
+    @property
+    def ident(self) -> str:
+        """The callee's id for the call, inert; empty when it gave none."""
+        return inert(self.record.tool_call_id or "")
+
+    @property
     def name(self) -> str:
         """``tool [call-id]``, or the tool alone when the call has no id."""
-        record = self.record
-        return f"{record.tool} [{record.tool_call_id}]" if record.tool_call_id else record.tool
+        return f"{self.tool} [{self.ident}]" if self.ident else self.tool
 
     @property
     def why(self) -> str:
@@ -75,7 +89,7 @@ class CallNode:
 
 @dataclass
 class NoteNode:
-    """A line of the turn that is not a tool call."""
+    """A line of the turn that is not a tool call (``text``: inert)."""
 
     kind: str  # "thinking", "text", "error" or "status" (a plain-text working update)
     text: str
@@ -124,10 +138,11 @@ class OutputLine:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    """The turn ended; ``summary`` is its one-line description."""
+    """The turn ended; ``summary`` is its one-line description, ``reply`` the answer (inert)."""
 
     outcome: TurnOutcome
     summary: str
+    reply: str
 
 
 Change = TaskSeen | CallStarted | CallEnded | NoteAdded | OutputLine | TurnEnded
@@ -173,7 +188,8 @@ class TurnModel:
     clock: Callable[[], float]
     nodes: list[CallNode | NoteNode] = field(default_factory=list)
     calls: dict[int, CallNode] = field(default_factory=dict)
-    task_id: str = ""
+    task_id: str = ""  # inert, like every agent text here
+    reply: str = ""
     outcome: TurnOutcome | None = None
     ended: float | None = None
     started: float = 0.0
@@ -192,8 +208,8 @@ class TurnModel:
 
     def _progress(self, update: ProgressUpdate, changes: list[Change]) -> None:
         if not self.task_id and update.task_id:
-            self.task_id = update.task_id
-            changes.append(TaskSeen(update.task_id))
+            self.task_id = inert(update.task_id)
+            changes.append(TaskSeen(self.task_id))
         now = self.clock()
         for record in update.closed:
             if record is not update.call:
@@ -208,24 +224,23 @@ class TurnModel:
             self._insert(node, update.late)
             changes.append(CallStarted(node))
         if update.degraded:
-            self._note(NoteNode("status", update.fallback, 0), False, changes)
+            self._note(NoteNode("status", inert(update.fallback), 0), False, changes)
         elif envelope.kind is Kind.TOOL_OUTPUT_APPEND:
             self._output(update, call, changes)
         elif envelope.kind is not Kind.TOOL_CALL:
-            note = NoteNode(
-                envelope.kind.value, envelope.content or "", envelope.seq, update.dialect
-            )
+            text = inert(envelope.content or "")
+            note = NoteNode(envelope.kind.value, text, envelope.seq, update.dialect)
             self._note(note, update.late, changes)
         if call is not None and call in update.closed:
             reason = envelope.payload.get("reason")
-            why = reason if isinstance(reason, str) else None
+            why = inert(reason) if isinstance(reason, str) else None
             self._end_call(call, now, why, changes, update.replayed)
 
     def _output(
         self, update: ProgressUpdate, call: CallRecord | None, changes: list[Change]
     ) -> None:
         node = self.calls.get(id(call)) if call is not None else None
-        chunk = update.envelope.content or ""
+        chunk = inert(update.envelope.content or "")
         if node is None:
             # Output of a call this view never saw start: show it as text.
             self._note(
@@ -269,8 +284,9 @@ class TurnModel:
         for record in outcome.closed:
             self._end_call(record, now, None, changes, outcome.replayed)
         self.outcome = outcome
+        self.reply = inert(outcome.reply)
         self.ended = now
-        changes.append(TurnEnded(outcome, self.summary(outcome, now)[0]))
+        changes.append(TurnEnded(outcome, self.summary(outcome, now)[0], self.reply))
 
     def running(self) -> int:
         """How many tool calls are still running."""

@@ -44,7 +44,7 @@ class PlainLines(TurnView):
             case CallStarted(node):
                 return [f"tool started: {node.name}{dialect_tag(node.record.dialect)}"]
             case OutputLine(node, line):
-                return [f"output {node.record.tool}: {line}"]
+                return [f"output {node.tool}: {line}"]
             case CallEnded(node):
                 name = node.name + dialect_tag(node.record.dialect)
                 took = duration(node.duration)
@@ -57,6 +57,6 @@ class PlainLines(TurnView):
             case NoteAdded(node):
                 label = _NOTE_LABELS[node.kind] + dialect_tag(node.dialect)
                 return [f"{label}: {line}" for line in node.text.splitlines() or [""]]
-            case TurnEnded(outcome, summary):
-                answer = ["answer:", *(f"  {line}" for line in outcome.reply.splitlines())]
-                return [f"outcome: {summary}", *(answer if outcome.reply else [])]
+            case TurnEnded(_, summary, reply):
+                answer = ["answer:", *(f"  {line}" for line in reply.splitlines())]
+                return [f"outcome: {summary}", *(answer if reply else [])]

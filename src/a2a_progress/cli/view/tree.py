@@ -87,7 +87,8 @@ class LiveTree(TurnView):
         outcome = self.model.outcome
         if outcome is not None and outcome.reply:
             style = TERMINAL_STYLES.get(state_label(outcome.state), ("", "yellow"))[1]
-            self.console.print(Panel(Text(outcome.reply), title="answer", border_style=style))
+            reply = Text(self.model.reply)
+            self.console.print(Panel(reply, title="answer", border_style=style))
 
     def __rich__(self) -> RenderableType:
         with self._lock:
@@ -110,24 +111,24 @@ class LiveTree(TurnView):
 
     def _render_call(self, tree: Tree, node: CallNode, now: float) -> None:
         record = node.record
-        ident = Text(f"  {record.tool_call_id}", style="dim") if record.tool_call_id else Text()
+        ident = Text(f"  {node.ident}", style="dim") if node.ident else Text()
         ident.append(dialect_tag(record.dialect), style="dim")
         if node.ended is None:
             label = Table.grid(padding=(0, 1))
             label.add_row(
                 Spinner("dots", style="cyan"),
                 Text.assemble(
-                    (record.tool, "bold"), ident, (f"  {duration(now - node.started)}", "cyan")
+                    (node.tool, "bold"), ident, (f"  {duration(now - node.started)}", "cyan")
                 ),
             )
             branch = tree.add(label)
         else:
             took = duration(node.duration)
             if record.status is Status.DONE:
-                text = Text.assemble(("✓ ", "green"), (record.tool, "bold"), ident)
+                text = Text.assemble(("✓ ", "green"), (node.tool, "bold"), ident)
                 text.append(f"  {took}", style="green")
             else:
-                text = Text.assemble(("✗ ", "bold red"), (record.tool, "bold"), ident)
+                text = Text.assemble(("✗ ", "bold red"), (node.tool, "bold"), ident)
                 text.append(f"  {took}", style="red")
                 text.append(f"  {node.why}", style="red")
             branch = tree.add(text)

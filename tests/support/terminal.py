@@ -1,0 +1,64 @@
+"""Run a command in a real pseudo-terminal, as a user at a terminal would, and keep every byte
+it wrote there (escape sequences included)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from support.processes import BIN, PROCESS_TIMEOUT
+
+
+@dataclass(frozen=True)
+class TerminalRun:
+    """What a command wrote to its terminal (stdout and stderr both), and its exit code."""
+
+    output: bytes
+    code: int
+
+    @property
+    def text(self) -> str:
+        return self.output.decode("utf-8", errors="replace")
+
+
+def run_in_terminal(
+    args: list[str], *, env: Mapping[str, str] | None = None, columns: int = 120
+) -> TerminalRun:
+    """Run ``a2a-progress ARGS`` on a pty of ``columns`` until it exits (blocking: call it from
+    a worker thread when the agent it talks to runs on this event loop)."""
+    controller, terminal = pty.openpty()
+    environment = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), **(env or {})}
+    environment.pop("NO_COLOR", None)
+    process = subprocess.Popen(
+        [str(BIN / "a2a-progress"), *args],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=environment,
+        close_fds=True,
+    )
+    os.close(terminal)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + PROCESS_TIMEOUT
+    try:
+        while time.monotonic() < deadline:
+            if not select.select([controller], [], [], 1.0)[0]:
+                continue
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # EIO: every holder of the terminal's other end has closed it
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return TerminalRun(b"".join(chunks), process.wait(timeout=PROCESS_TIMEOUT))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(controller)
