@@ -10,15 +10,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import Final
 
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from a2a.types import AgentCard, SendMessageRequest, StreamResponse
 
 from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope, Kind
-from a2a_progress.producer import ProgressEmitter, open_task
 from a2a_progress.serving import create_client
 from a2a_progress.serving import user_message as new_user_message
+from support import scripted as step
+from support.scripted import ScriptedAgent, script
 
 THINKING: Final = "looking things up"
 SEARCH_OUTPUT: Final = "3 results"
@@ -38,31 +37,27 @@ EXPECTED_ENVELOPES: Final = [
 ]
 
 
-class ToolAgent(AgentExecutor):
+class ToolAgent(ScriptedAgent):
     """Thinks, runs ``search`` (done, with a text event inside), then ``fetch`` (aborted), replies.
 
-    Given :data:`HOLD` it stays inside ``fetch`` instead, until the task is cancelled.
+    Given :data:`HOLD` it stays inside ``fetch`` instead, until the task is cancelled (which
+    ends ``fetch`` aborted, then CANCELED with no message).
     """
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        assert context.message is not None
-        updater = await open_task(context, event_queue)
-        async with ProgressEmitter(updater) as progress:
-            await progress.thinking(THINKING)
-            async with progress.tool_call("search", "call-search"):
-                await progress.text(SEARCH_OUTPUT)
-            fetch = await progress.tool_call("fetch", "call-fetch")
-            if context.get_user_input() == HOLD:
-                await asyncio.Event().wait()
-            await fetch.aborted(ABORT_REASON)
-            await progress.complete(REPLY)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id is not None
-        assert context.context_id is not None
-        await ProgressEmitter.for_task(event_queue, context.task_id, context.context_id).cancel()
+    def __init__(self) -> None:
+        until_fetch = [
+            step.thinking(THINKING),
+            step.start("search", "call-search"),
+            step.text(SEARCH_OUTPUT),
+            step.done("call-search"),
+            step.start("fetch", "call-fetch"),
+        ]
+        super().__init__(
+            [*until_fetch, step.abort("call-fetch", ABORT_REASON), step.complete(REPLY)],
+            cancel_open_calls=True,
+            cancel_reply=None,
+        )
+        self.register(script(*until_fetch, step.wait(asyncio.Event())), HOLD)
 
 
 def user_message(text: str = "find it") -> SendMessageRequest:

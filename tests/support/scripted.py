@@ -112,13 +112,24 @@ Script = Callable[[Turn], Awaitable[None]]
 """A whole turn, for :meth:`ScriptedAgent.register`."""
 
 
+def script(*steps: Step) -> Script:
+    """A script that runs ``steps`` in order."""
+
+    async def run(turn: Turn) -> None:
+        for each in steps:
+            await each(turn)
+
+    return run
+
+
 class ScriptedAgent(AgentExecutor):
     """Runs ``steps`` for every request, or the script registered under the request's first word.
 
     The task is announced SUBMITTED first (:func:`open_task`). ``cancel()`` sends a bare
     CANCELED, leaving open tool calls for the consumer or bridge to close; with
     ``cancel_open_calls`` it does what a producer's executor should instead: it reaches the
-    emitter ``execute()`` uses and cancels the turn with ``cancel_reply``, so open tool calls
+    emitter ``execute()`` uses and cancels the turn with ``cancel_reply`` (None: no message),
+    so open tool calls
     end ``aborted`` first. An agent made with ``cancellable=False`` cannot cancel at all: its
     ``cancel()`` raises ``NotImplementedError``, as the SDK's own agents do.
     ``emitter_options`` go to each turn's :attr:`Turn.progress` (e.g. ``redactor=None``).
@@ -129,7 +140,7 @@ class ScriptedAgent(AgentExecutor):
         steps: Sequence[Step] = (),
         *,
         cancel_open_calls: bool = False,
-        cancel_reply: str = "canceled by the caller",
+        cancel_reply: str | None = "canceled by the caller",
         cancellable: bool = True,
         **emitter_options: Any,
     ) -> None:
@@ -167,14 +178,13 @@ class ScriptedAgent(AgentExecutor):
         turn = Turn(context, queue, updater, events, self.emitter_options, args=args)
         self.turns[turn.task_id] = turn
         try:
-            script = self._scripts.get(name)
-            if script is not None:
-                await script(turn)
+            registered = self._scripts.get(name)
+            if registered is not None:
+                await registered(turn)
             elif self._scripts and not self.steps:
                 raise LookupError(f"no script registered as {name!r}")
             else:
-                for step in self.steps:
-                    await step(turn)
+                await script(*self.steps)(turn)
         finally:
             turn.finished.set()
 
