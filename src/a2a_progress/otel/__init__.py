@@ -51,6 +51,7 @@ from a2a_progress.otel.config import SIDE_CALLEE, SIDE_CALLER, BridgeConfig
 from a2a_progress.otel.conventions import SCHEMA_URL
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.package import _instruments
+from a2a_progress.otel.pending import PendingExport
 from a2a_progress.otel.shutdown import ExitHooks
 from a2a_progress.otel.version import __version__
 
@@ -86,11 +87,18 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         meter = get_meter(
             __name__, __version__, kwargs.get("meter_provider"), schema_url=SCHEMA_URL
         )
+
+        def tracer_provider_of(side: str) -> object:
+            # Asked when a marker is to be flushed: the global provider may be set after this.
+            given = kwargs.get(f"{side}_tracer_provider") or kwargs.get("tracer_provider")
+            return given or trace.get_tracer_provider()
+
         bridge = Bridge(
             tracer(kwargs.get("tracer_provider")),
             BridgeMetrics(meter),
             BridgeConfig.resolve(kwargs),
             side_tracers,
+            PendingExport(tracer_provider_of),
         )
         inbound.instrument(bridge)
         callee.instrument(bridge)

@@ -36,6 +36,7 @@ from a2a_progress.envelope import Kind
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
+from a2a_progress.otel.pending import PendingExport
 from a2a_progress.otel.safe_text import bounded, peer_name, redacted
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer import handed_envelope, redacted_by
@@ -84,8 +85,11 @@ class Bridge:
         metrics: BridgeMetrics,
         config: BridgeConfig,
         side_tracers: Mapping[str, Tracer] | None = None,
+        pending_export: PendingExport | None = None,
     ) -> None:
         self.tracer = tracer
+        # Pushes in-progress markers out at once (pending_spans); None: they go with the batch.
+        self.pending_export = pending_export
         # A side's own tracer (two services in one process, e.g. a demo); else ``tracer``.
         self.side_tracers = dict(side_tracers or {})
         self.metrics = metrics
@@ -411,6 +415,8 @@ class TurnTelemetry:
             start_time=now,
         )
         marker.end(end_time=now)
+        if self._bridge.pending_export is not None:
+            self._bridge.pending_export.nudge(self._observer)
 
     def _close_calls(
         self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
