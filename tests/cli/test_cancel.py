@@ -1,11 +1,8 @@
 """``a2a-progress cancel URL TASK_ID``, and the Ctrl-C that leads a user to it."""
 
-import asyncio
-import os
 import re
 import shlex
 import signal
-import sys
 
 import pytest
 from a2a.types import GetTaskRequest, TaskState
@@ -13,6 +10,7 @@ from cli_support import GatedAgent, HangingToolAgent, RunningCli, run_cli, start
 
 from a2a_progress.cli.errors import ExitCode
 from a2a_progress.serving import TRANSPORTS, Transport, create_client, serve_agent
+from support.processes import cli_process, without_otel
 
 
 async def task_state(card: object, task_id: str) -> int:
@@ -93,25 +91,18 @@ async def test_ctrl_c_prints_the_commands_to_follow_or_cancel_the_task(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     agent = HangingToolAgent()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
-    async with serve_agent(agent) as served:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-m", "a2a_progress.cli", "watch", served.http_url, "run the job"),
-            *("--header", "Authorization=Bearer s3cr3t"),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
+    async with (
+        serve_agent(agent) as served,
+        cli_process(
+            *("watch", served.http_url, "run the job", "--header", "Authorization=Bearer s3cr3t"),
+            env=without_otel(),
+        ) as watch,
+    ):
+        await watch.wait_for(
+            lambda lines: any(x.startswith("tool started: long_job") for x in lines)
         )
-        assert process.stdout is not None
-        while True:
-            line = await asyncio.wait_for(process.stdout.readline(), 60)
-            assert line, "watch exited early"
-            if line.startswith(b"tool started: long_job"):
-                break
-        process.send_signal(signal.SIGINT)
-        _, err = await asyncio.wait_for(process.communicate(), 30)
-        assert process.returncode == ExitCode.INTERRUPTED, err
+        code, err = await watch.stop(signal.SIGINT)
+        assert code == ExitCode.INTERRUPTED, err
         [message] = err.decode().splitlines()
         assert "s3cr3t" not in message
         assert message.startswith("a2a-progress: interrupted: task ")

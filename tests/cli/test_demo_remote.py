@@ -1,10 +1,8 @@
 """``demo --remote URL``: the caller side only, against a callee elsewhere (docker-compose)."""
 
 import asyncio
-import os
 import re
 import signal
-import sys
 
 import pytest
 from cli_support import ANSI, run_cli
@@ -12,6 +10,7 @@ from cli_support import ANSI, run_cli
 from a2a_progress.cli.demo.agent import DemoAgentExecutor
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from a2a_progress.serve import serve_agent
+from support.processes import cli_process, without_otel
 
 
 async def test_one_turn_is_traced_to_the_configured_endpoint(
@@ -38,22 +37,15 @@ async def test_one_turn_is_traced_to_the_configured_endpoint(
 
 
 async def test_every_repeats_turns_until_sigterm() -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
-    async with serve_agent(DemoAgentExecutor(pace=0)) as served:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-m", "a2a_progress.cli", "demo", "--remote", served.http_url, "--every", "0.1"),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
+    async with (
+        serve_agent(DemoAgentExecutor(pace=0)) as served,
+        cli_process(
+            "demo", "--remote", served.http_url, "--every", "0.1", env=without_otel()
+        ) as demo,
+    ):
+        await demo.wait_for(
+            lambda lines: sum(line.startswith("outcome: completed") for line in lines) >= 2
         )
-        assert process.stdout is not None
-        completed = 0
-        while completed < 2:
-            line = await asyncio.wait_for(process.stdout.readline(), 60)
-            assert line, "the demo exited early"
-            completed += line.startswith(b"outcome: completed")
-        process.send_signal(signal.SIGTERM)
-        _, err = await asyncio.wait_for(process.communicate(), 30)
-    assert process.returncode == 0, err
+        code, err = await demo.stop(signal.SIGTERM)
+    assert code == 0, err
     assert err == b""

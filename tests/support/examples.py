@@ -15,6 +15,8 @@ from typing import Final
 
 import pytest
 
+from support.processes import without_otel
+
 ROOT: Final = Path(__file__).resolve().parents[2]
 EXAMPLES: Final = ROOT / "examples"
 BIN: Final = Path(sys.executable).parent
@@ -24,10 +26,7 @@ SERVING: Final = re.compile(r"agent card (http://\S+)/\.well-known/agent-card\.j
 
 def environment(**extra: str) -> dict[str, str]:
     """A user's shell: the virtualenv first on PATH, no OpenTelemetry settings of this run."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.update(extra)
-    return env
+    return without_otel(PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra)
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -62,6 +62,14 @@ async def wait_until_serving(
             await asyncio.sleep(0.05)
 
 
+def without_otel(**extra: str) -> dict[str, str]:
+    """This process's environment without its ``OTEL_*`` settings (none of this run's telemetry
+    reaches a child), plus ``extra``."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    environment.update(extra)
+    return environment
+
+
 def python_path() -> str:
     """``PYTHONPATH`` for a child: ``tests`` (for ``support``) before whatever this one has."""
     inherited = os.environ.get("PYTHONPATH")
@@ -76,8 +84,7 @@ def otel_environment(
     Traces go to ``endpoint`` over ``protocol`` (``http/protobuf`` or ``grpc``), batched every
     100 ms; metrics and logs are off unless ``overrides`` turn them on.
     """
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    environment.update(
+    environment = without_otel(
         OTEL_SERVICE_NAME=service,
         OTEL_TRACES_EXPORTER="otlp",
         OTEL_METRICS_EXPORTER="none",
@@ -89,6 +96,61 @@ def otel_environment(
     )
     environment.update(overrides)
     return environment
+
+
+CLI: Final = [sys.executable, "-m", "a2a_progress.cli"]
+"""The command that runs ``a2a-progress``."""
+
+
+class CliProcess:
+    """``a2a-progress`` in a child process (see :func:`cli_process`); stdout read line by line."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        """The stdout lines read so far."""
+
+    async def wait_for(self, predicate: Callable[[list[str]], bool]) -> list[str]:
+        """Read stdout until ``predicate(lines so far)`` holds; the lines.
+
+        Raises:
+            AssertionError: stdout closed first (the command exited).
+            TimeoutError: no line came for :data:`PROCESS_TIMEOUT` seconds.
+        """
+        assert self.process.stdout is not None
+        while not predicate(self.lines):
+            line = await asyncio.wait_for(self.process.stdout.readline(), PROCESS_TIMEOUT)
+            assert line, f"the command exited first; its output: {self.lines}"
+            self.lines.append(line.decode().rstrip("\n"))
+        return self.lines
+
+    async def stop(self, signum: int = signal.SIGINT) -> tuple[int, bytes]:
+        """Send ``signum`` (default: as Ctrl+C) and wait for the exit; its code and stderr."""
+        self.process.send_signal(signum)
+        _, err = await asyncio.wait_for(self.process.communicate(), PROCESS_TIMEOUT)
+        assert self.process.returncode is not None
+        return self.process.returncode, err
+
+
+@contextlib.asynccontextmanager
+async def cli_process(
+    *args: str, env: Mapping[str, str] | None = None
+) -> AsyncIterator[CliProcess]:
+    """Run ``a2a-progress ARGS`` (with ``env``, else this process's environment); on exit it is
+    killed if it still runs."""
+    process = await asyncio.create_subprocess_exec(
+        *CLI,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=None if env is None else dict(env),
+    )
+    try:
+        yield CliProcess(process)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
 
 
 def instrumented(module: str, *args: str) -> list[str]:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import signal
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from a2a_progress.serving import serve_agent
 from support import scripted as step
-from support.processes import free_port
+from support.processes import CliProcess, cli_process, free_port
 from support.scripted import ScriptedAgent
 from support.web import chromium, open_page, wait_ended
 
-CLI = [sys.executable, "-m", "a2a_progress.cli"]
 URL_LINE = re.compile(r"^http://127\.0\.0\.1:(\d+)/$")
 
 
@@ -32,39 +29,20 @@ def plain_agent() -> ScriptedAgent:
 
 
 @asynccontextmanager
-async def _running(*args: str) -> AsyncIterator[tuple[asyncio.subprocess.Process, str, list[str]]]:
-    """The CLI running with ``args``; yields it, the page URL it printed, and its stdout lines."""
-    process = await asyncio.create_subprocess_exec(
-        *CLI, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    assert process.stdout is not None
-    lines: list[str] = []
-    try:
-        while True:
-            raw = await process.stdout.readline()
-            assert raw, f"exited without a URL line: {lines}"
-            line = raw.decode().rstrip("\n")
-            lines.append(line)
-            if URL_LINE.match(line):
-                break
-        yield process, line, lines
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+async def _running(*args: str) -> AsyncIterator[tuple[CliProcess, str]]:
+    """The CLI running with ``args``; yields it and the page URL it printed."""
+    async with cli_process(*args) as cli:
+        lines = await cli.wait_for(lambda lines: bool(lines) and bool(URL_LINE.match(lines[-1])))
+        yield cli, lines[-1]
 
 
-async def _interrupt(process: asyncio.subprocess.Process, lines: list[str]) -> int:
+async def _interrupt(cli: CliProcess) -> int:
     """Wait for the 'still serving' line, press Ctrl-C; the exit code."""
-    assert process.stdout is not None
-    while not any(line.startswith("serving http://127.0.0.1:") for line in lines):
-        raw = await process.stdout.readline()
-        assert raw, lines
-        lines.append(raw.decode().rstrip("\n"))
-    process.send_signal(signal.SIGINT)
-    await process.communicate()
-    assert process.returncode is not None
-    return process.returncode
+    await cli.wait_for(
+        lambda lines: any(line.startswith("serving http://127.0.0.1:") for line in lines)
+    )
+    code, _ = await cli.stop(signal.SIGINT)
+    return code
 
 
 async def test_watch_web_shows_a_plain_agent_in_the_browser_until_ctrl_c() -> None:
@@ -72,9 +50,8 @@ async def test_watch_web_shows_a_plain_agent_in_the_browser_until_ctrl_c() -> No
     async with (
         serve_agent(plain_agent(), name="ops <helper>", grpc_port=None) as served,
         _running("watch", served.http_url, "Why is checkout slow?", "--web-port", str(port)) as (
-            process,
+            cli,
             url,
-            lines,
         ),
         chromium() as browser,
     ):
@@ -86,7 +63,7 @@ async def test_watch_web_shows_a_plain_agent_in_the_browser_until_ctrl_c() -> No
         again = await open_page(browser, url)
         await wait_ended(again)
         assert await again.locator("a2a-progress-panel").inner_text() == text
-        code = await _interrupt(process, lines)
+        code = await _interrupt(cli)
     assert code == 0
     for shown in (
         "ops <helper>",
@@ -103,18 +80,14 @@ async def test_watch_web_shows_a_plain_agent_in_the_browser_until_ctrl_c() -> No
 async def test_demo_web_serves_the_demo_turn(tmp_path: Path) -> None:
     trace = tmp_path / "trace.json"
     async with (
-        _running("demo", "--web", "--pace", "0", "--trace-file", str(trace)) as (
-            process,
-            url,
-            lines,
-        ),
+        _running("demo", "--web", "--pace", "0", "--trace-file", str(trace)) as (cli, url),
         chromium() as browser,
     ):
         page = await open_page(browser, url)
         await wait_ended(page)
         tools = await page.locator("li.a2ap-call .a2ap-tool").all_inner_texts()
         title = await page.locator(".a2ap-title").inner_text()
-        code = await _interrupt(process, lines)
+        code = await _interrupt(cli)
     assert code == 0
     assert title == "deploy-investigator"
     assert tools == [
