@@ -40,6 +40,7 @@ import a2a_progress.otlp_receiver
 from a2a_progress.otlp import OtlpHttpServer, OtlpReceiver, ReceivedEvent, ReceivedSpan
 from a2a_progress.otlp.codec import MAX_BODY_BYTES
 from support.otlp import PROTOCOLS, Protocol, endpoint, metric_exporter, span_exporter
+from support.processes import taken_port
 
 TRACE_ID = "5b8efff798038103d269b633813fc60c"
 SPAN_ID = "eee19b7ec3c1b174"
@@ -439,10 +440,7 @@ def test_the_old_module_still_exports_every_name() -> None:
 
 @pytest.mark.parametrize("taken", ["http", "grpc"])
 def test_a_taken_port_is_an_os_error_and_leaves_nothing_bound(taken: str) -> None:
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        port = holder.getsockname()[1]
+    with taken_port() as port:
         ports = {"http_port": port} if taken == "http" else {"grpc_port": port}
         receiver = OtlpReceiver(**ports)  # type: ignore[arg-type]
         with pytest.raises(OSError, match="in use"):

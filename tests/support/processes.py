@@ -34,6 +34,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@contextlib.contextmanager
+def taken_port() -> Iterator[int]:
+    """A loopback port something listens on (this test) while the block runs."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield int(holder.getsockname()[1])
+
+
 async def wait_until_serving(
     url: str,
     *,

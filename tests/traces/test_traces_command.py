@@ -14,7 +14,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -37,6 +36,7 @@ from support.processes import (
     python_path,
     run_to_end,
     stop,
+    taken_port,
 )
 
 CALLER: Final = "traces-caller"
@@ -246,10 +246,7 @@ def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("flag", ["--http-port", "--grpc-port"])
 def test_a_taken_port_is_one_line_and_exit_code_10(flag: str) -> None:
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        port = holder.getsockname()[1]
+    with taken_port() as port:
         other = "--grpc-port" if flag == "--http-port" else "--http-port"
         done = subprocess.run(
             [*TRACES, flag, str(port), other, "0"],
