@@ -17,15 +17,13 @@ import httpx
 import pytest
 from a2a.client import A2ACardResolver
 from a2a.types import TaskState
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.envelope import Kind, Status
-from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.serve import create_client
 from a2a_progress.serving import user_message
+from support.spans import caller_spans
 
 pytestmark = pytest.mark.adk
 
@@ -121,20 +119,12 @@ async def test_watch_json_shows_calls_running_and_finished_and_thoughts() -> Non
 async def test_instrumented_caller_makes_one_execute_tool_span_per_adk_call() -> None:
     from interop.adk_agent import METRICS_ERROR, serve_adk_agent
 
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrumentor = A2AProgressInstrumentor()
-    instrumentor.instrument(caller_tracer_provider=provider)  # the callee side: no-op global
-    try:
+    with caller_spans() as exporter:  # the callee side: no-op global
         async with serve_adk_agent() as served:
             card = await card_of(served.url)
             async with create_client(card) as client:
                 async for _update in follow(client.send_message(user_message(QUESTION))):
                     pass
-    finally:
-        instrumentor.uninstrument()
-        provider.shutdown()
 
     spans: list[ReadableSpan] = list(exporter.get_finished_spans())
     [call_span] = [s for s in spans if s.name == "SendStreamingMessage"]

@@ -4,26 +4,23 @@ ADK dialect, read by follow() and by an instrumented caller."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from a2a.types import Message, Part, Role
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.dialects.base import MAX_CALLS
 from a2a_progress.dialects.gemini_cli import EXTENSION_URI
 from a2a_progress.envelope import Kind, Status
-from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.serve import TRANSPORTS, Transport, create_client, serve_agent
 from a2a_progress.serving import user_message
 from dialects.fixtures import adk_call, data_part, gemini_thought, gemini_tool_call, text_part
 from support import scripted as step
 from support.scripted import ScriptedAgent, Turn
+from support.spans import caller_spans
 
 ANSWER = "All 4 tests pass now."
 WireUpdate = tuple[str, list[Part]]
@@ -71,20 +68,6 @@ async def completed_without_reply(turn: Turn) -> None:
 
 def gemini_metadata(kind: str) -> dict[str, Any]:
     return {EXTENSION_URI: {"kind": kind, "model": "gemini-2.5-pro"}}
-
-
-@contextmanager
-def caller_spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrumentor = A2AProgressInstrumentor()
-    instrumentor.instrument(caller_tracer_provider=provider)
-    try:
-        yield exporter
-    finally:
-        instrumentor.uninstrument()
-        provider.shutdown()
 
 
 async def run(served: Any, transport: Transport) -> list[Any]:

@@ -5,12 +5,22 @@ cannot match to a start (a span that ended twice, or one started before the last
 second ``end()`` on the same span never reaches a processor (the SDK logs it instead, which tests
 catch from the log), so a stray is a bug either way. Memory is bounded by the open spans, so a
 ledger can watch a flood.
+
+:func:`caller_spans` is the other way to see spans in memory: the bridge instrumented on the
+caller side only, every span it ends kept in an exporter.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from opentelemetry.context import Context
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from a2a_progress.otel import A2AProgressInstrumentor
 
 
 class SpanLedger(SpanProcessor):
@@ -47,3 +57,19 @@ class SpanLedger(SpanProcessor):
         self.started_count = self.ended_count = 0
         self._open.clear()
         self._strays.clear()
+
+
+@contextlib.contextmanager
+def caller_spans() -> Iterator[InMemorySpanExporter]:
+    """The bridge instrumented on the caller side only (the callee's side is left alone), its
+    spans kept in the yielded exporter; uninstrumented on exit."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = A2AProgressInstrumentor()
+    instrumentor.instrument(caller_tracer_provider=provider)
+    try:
+        yield exporter
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
