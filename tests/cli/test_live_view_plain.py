@@ -54,7 +54,7 @@ def test_stream_that_ends_early_says_so() -> None:
     for outcome in turn.close_stream():
         view.update(outcome)
     lines = out.getvalue().splitlines()
-    assert lines[-2] == "tool aborted: run_smoke_tests [call-4] 1.50s: stream_closed"
+    assert lines[-2] == "tool aborted: run_smoke_tests [call-4] 1.50s: stream closed"
     assert lines[-1] == (
         "outcome: stream ended before the task did (last state: working) after 3.10s"
     )

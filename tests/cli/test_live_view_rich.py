@@ -79,5 +79,5 @@ def test_failed_turn_shows_a_cross_and_the_reason() -> None:
     turn.run_until_smoke_tests()
     turn.end(TaskState.TASK_STATE_FAILED, "disk full", after=1.0)
     lines = rendered(view, console)
-    assert "├── ✗ run_smoke_tests  call-4  2.50s  turn_failed" in lines
+    assert "├── ✗ run_smoke_tests  call-4  2.50s  turn failed" in lines
     assert lines[-1] == "✗ failed in 4.10s  ·  3 tool calls, 2 aborted"

@@ -82,9 +82,12 @@ class CallNode:
 
     @property
     def why(self) -> str:
-        """Why an aborted call ended: the callee's reason, else the consumer's end reason."""
+        """Why an aborted call ended: the callee's reason, else the consumer's end reason in
+        words (``turn failed``, ``stream closed``: as the producer itself words them)."""
         record = self.record
-        return self.reason or (record.end_reason.value if record.end_reason else "aborted")
+        if self.reason:
+            return self.reason
+        return record.end_reason.value.replace("_", " ") if record.end_reason else "aborted"
 
 
 @dataclass

@@ -403,7 +403,8 @@ class A2AProgressPanel extends HTMLElement {
     if (view.partial) this._output(view, "\n");
     this._setCallState(view, state);
     if (state === "aborted") {
-      const why = reason || call.end_reason || "aborted";
+      // The consumer's end reason in words ("turn failed"), as the producer words its own.
+      const why = reason || String(call.end_reason || "aborted").replaceAll("_", " ");
       view.reason.textContent = String(why);
     }
     const tool = view.li.querySelector(".a2ap-tool").textContent;
