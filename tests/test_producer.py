@@ -35,6 +35,17 @@ def make(**options: Any) -> tuple[ProgressEmitter, RecordingQueue]:
     return ProgressEmitter(updater, **options), queue
 
 
+async def cancel_once_started(body: Callable[[asyncio.Event], Awaitable[None]]) -> None:
+    """Run ``body(started)`` as a task until it sets ``started``, then cancel it: it must end
+    cancelled."""
+    started = asyncio.Event()
+    task = asyncio.create_task(body(started))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 def only_part(event: TaskStatusUpdateEvent) -> Part:
     parts = event.status.message.parts
     assert len(parts) == 1
@@ -212,18 +223,13 @@ async def test_tool_call_context_ends_aborted_on_exception_which_propagates() ->
 
 async def test_tool_call_context_ends_aborted_on_cancellation() -> None:
     progress, queue = make()
-    started = asyncio.Event()
 
-    async def body() -> None:
+    async def body(started: asyncio.Event) -> None:
         async with progress.tool_call("t", "c"):
             started.set()
             await asyncio.Event().wait()
 
-    task = asyncio.create_task(body())
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_started(body)
     assert [e.status for e in queue.envelopes] == [Status.RUNNING, Status.ABORTED]
     assert queue.envelopes[-1].payload["reason"] == "cancelled"
     assert progress.open_calls == []
@@ -454,19 +460,14 @@ async def test_emitter_context_aborts_open_calls_when_the_body_raises() -> None:
 
 async def test_emitter_context_aborts_open_calls_when_cancelled() -> None:
     progress, queue = make()
-    started = asyncio.Event()
 
-    async def execute() -> None:
+    async def execute(started: asyncio.Event) -> None:
         async with progress:
             await progress.tool_call("t", "c")
             started.set()
             await asyncio.Event().wait()
 
-    task = asyncio.create_task(execute())
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_started(execute)
     assert [e.status for e in queue.envelopes] == [Status.RUNNING, Status.ABORTED]
     assert queue.envelopes[-1].payload["reason"] == "turn canceled"
 
@@ -543,19 +544,14 @@ async def test_tool_call_context_keeps_the_body_exception_after_the_terminal_sta
 
 async def test_tool_call_context_cancelled_after_the_terminal_state_stays_cancelled() -> None:
     progress, queue = make()
-    started = asyncio.Event()
 
-    async def body() -> None:
+    async def body(started: asyncio.Event) -> None:
         async with progress.tool_call("a", "c1"):
             await progress.updater.cancel()
             started.set()
             await asyncio.Event().wait()
 
-    task = asyncio.create_task(body())
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_started(body)
     assert queue.states()[-1] == TaskState.TASK_STATE_CANCELED
 
 
