@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import httpx
+from a2a.server.agent_execution import AgentExecutor
 from a2a.types.a2a_pb2 import (
     Message,
     Part,
@@ -33,7 +34,9 @@ from playwright.async_api import Browser, Page, async_playwright
 from starlette.applications import Starlette
 
 from a2a_progress import Envelope, Kind, encode, envelope_part
+from a2a_progress.serving import create_client, serve_agent, user_message
 from a2a_progress.serving.http_server import HttpServer
+from a2a_progress.web import ProgressRelay, serve_panel
 
 CHROMIUM: Final = "/usr/bin/chromium"
 BROWSER_ARGS: Final = [
@@ -98,6 +101,20 @@ async def rendered(page: Page) -> list[dict[str, Any]]:
 async def wait_ended(page: Page) -> None:
     """Until the panel has received the end of the turn (``event: end``)."""
     await page.locator("a2a-progress-panel[data-ended]").wait_for(state="attached")
+
+
+@contextlib.asynccontextmanager
+async def panel_after_turn(agent: AgentExecutor, text: str = "go") -> AsyncIterator[Page]:
+    """Serve ``agent``, relay one whole turn of ``text`` to a panel and open it in Chromium; the
+    page, once it shows the turn's end."""
+    async with serve_agent(agent, grpc_port=None) as served, chromium() as browser:
+        relay = ProgressRelay()
+        async with create_client(served.card) as client:
+            await relay.run(client.send_message(user_message(text)))
+        async with serve_panel(relay) as url:
+            page = await open_page(browser, url)
+            await wait_ended(page)
+            yield page
 
 
 async def until(check: Callable[[], bool]) -> None:

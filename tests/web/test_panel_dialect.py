@@ -5,37 +5,29 @@ from __future__ import annotations
 
 from a2a.server.agent_execution import AgentExecutor
 
-from a2a_progress.serving import create_client, serve_agent, user_message
-from a2a_progress.web import ProgressRelay, serve_panel
 from support.dialect_agents import AdkPartsAgent, EnvelopeAgent
-from support.web import chromium, open_page, wait_ended
+from support.web import panel_after_turn
 
 
 async def _tags(agent: AgentExecutor) -> dict[str, list[str]]:
     """The page's ``[dialect]`` tags: on tool call rows (by tool) and on the other notes."""
-    async with serve_agent(agent, grpc_port=None) as served, chromium() as browser:
-        relay = ProgressRelay()
-        async with create_client(served.card) as client:
-            await relay.run(client.send_message(user_message("why?")))
-        async with serve_panel(relay) as url:
-            page = await open_page(browser, url)
-            await wait_ended(page)
-            tags: dict[str, list[str]] = await page.evaluate(
-                """() => {
-                  const out = {calls: [], notes: []};
-                  for (const li of document.querySelectorAll('li.a2ap-item')) {
-                    const tag = li.querySelector('.a2ap-dialect');
-                    if (!tag) continue;
-                    if (li.matches('.a2ap-call')) {
-                      const tool = li.querySelector('.a2ap-tool').textContent;
-                      out.calls.push(tool + ' ' + tag.textContent);
-                    } else {
-                      out.notes.push(li.dataset.kind + ' ' + tag.textContent);
-                    }
-                  }
-                  return out;
-                }"""
-            )
+    async with panel_after_turn(agent, "why?") as page:
+        tags: dict[str, list[str]] = await page.evaluate(
+            """() => {
+              const out = {calls: [], notes: []};
+              for (const li of document.querySelectorAll('li.a2ap-item')) {
+                const tag = li.querySelector('.a2ap-dialect');
+                if (!tag) continue;
+                if (li.matches('.a2ap-call')) {
+                  const tool = li.querySelector('.a2ap-tool').textContent;
+                  out.calls.push(tool + ' ' + tag.textContent);
+                } else {
+                  out.notes.push(li.dataset.kind + ' ' + tag.textContent);
+                }
+              }
+              return out;
+            }"""
+        )
     return tags
 
 
