@@ -205,3 +205,29 @@ async def test_a_card_that_sends_calls_where_nothing_answers(
         f"the agent card at {url}/card.json sends calls there",
     )
     assert_no_raw_text(result.stderr)
+
+
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [("127.0.0.1:{port}", "nothing is listening"), ("agent.invalid:50051", "no such host")],
+)
+async def test_a_card_that_sends_grpc_calls_where_nothing_answers(
+    monkeypatch: pytest.MonkeyPatch, target: str, why: str
+) -> None:
+    # The gRPC target, not the card's URL, is what could not be reached; and it never connected.
+    advertised = target.format(port=closed_port())
+    async with serve_agent(PlainTextAgent()) as served:
+        card = served.card_for("grpc")
+    card.supported_interfaces[0].url = advertised
+    with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
+        watched = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi")
+        canceled = await run_cli(monkeypatch, "cancel", f"{url}/card.json", "task-1")
+    for result in (watched, canceled):
+        result.assert_one_line_error(
+            ExitCode.UNREACHABLE,
+            f"cannot reach {advertised} (gRPC): ",
+            why,
+            f"the agent card at {url}/card.json sends calls there",
+        )
+        assert "lost connection" not in result.stderr
+        assert_no_raw_text(result.stderr)

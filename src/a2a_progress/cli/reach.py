@@ -16,8 +16,8 @@ import json
 import re
 import socket
 import ssl
-from typing import TypeVar
-from urllib.parse import urlsplit
+from typing import Final, TypeVar
+from urllib.parse import unquote, urlsplit
 
 import httpx
 from a2a.client import A2AClientTimeoutError
@@ -202,15 +202,18 @@ def network_error(url: str, error: httpx.RequestError, *, timeout: float | None)
     if tls is not None:
         return CliError(_tls_line(url, tls), ExitCode.UNREACHABLE)
     if _in_chain(error, ConnectionRefusedError) is not None:
-        return CliError(
-            f"cannot reach {url}: nothing is listening on {host} (connection refused; is the "
-            "agent running, and on this port?)",
-            ExitCode.UNREACHABLE,
-        )
+        return CliError(f"cannot reach {url}: {_nothing_listening(host)}", ExitCode.UNREACHABLE)
     if _in_chain(error, socket.gaierror) is not None:
         name = urlsplit(url).hostname or host
         return CliError(f"cannot reach {url}: no such host {name!r}", ExitCode.UNREACHABLE)
     return CliError(f"cannot reach {url}: {_os_reason(error)}", ExitCode.UNREACHABLE)
+
+
+def _nothing_listening(host: str) -> str:
+    return (
+        f"nothing is listening on {host} (connection refused; is the agent running, and on "
+        "this port?)"
+    )
 
 
 def _within(timeout: float | None) -> str:
@@ -324,6 +327,9 @@ def call_error(
     grpc_status = re.match(r"^gRPC Error (\w+): ?(.*)$", text)
     if grpc_status is not None:
         code, details = grpc_status.groups()
+        never = _grpc_never_connected(url, details) if code == "UNAVAILABLE" else None
+        if never is not None:
+            return never
         if code in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
             return CliError(f"lost connection to {url} (gRPC {code})", ExitCode.UNREACHABLE)
         if code in ("UNKNOWN", "INTERNAL"):
@@ -332,6 +338,39 @@ def call_error(
     if isinstance(error, InternalError):
         return CliError(f"the agent at {url} failed (internal error)", ExitCode.UNSUPPORTED)
     return CliError(f"{url} refused: {text}", ExitCode.UNSUPPORTED)
+
+
+# gRPC's words for a channel that never connected: nothing listening, or a name not resolved
+# (older gRPC: "DNS resolution failed for HOST:PORT").
+_GRPC_NOT_CONNECTED: Final = re.compile(
+    r"failed to connect to all addresses; last error: \w+: (?:ipv[46]:)?(?P<target>\S+?): "
+    r"(?P<why>.*)$"
+)
+_GRPC_NOT_RESOLVED: Final = re.compile(
+    r"(?:errors resolving|DNS resolution failed for) (?P<target>[^\s:]+(?::\d+)?)"
+)
+
+
+def _grpc_never_connected(url: str, details: str) -> CliError | None:
+    """The line for a gRPC call that never reached the target the card at ``url`` names
+    (the card's URL itself was reached: the card came from there), or None."""
+    refused = _GRPC_NOT_CONNECTED.search(details)
+    resolved = None if refused is not None else _GRPC_NOT_RESOLVED.search(details)
+    if refused is not None:
+        target = unquote(refused["target"])  # gRPC writes an IPv6 target as %5B::1%5D:1
+        said = refused["why"].strip()
+        refused_here = "refused" in said.lower()
+        why = _nothing_listening(target) if refused_here else said[:1].lower() + said[1:]
+    elif resolved is not None:
+        target = resolved["target"]
+        why = f"no such host {target.rsplit(':', 1)[0]!r}"
+    else:
+        return None
+    return CliError(
+        f"cannot reach {target} (gRPC): {why}; the agent card at {url} sends calls there (is the "
+        "URL in the card right for this machine?)",
+        ExitCode.UNREACHABLE,
+    )
 
 
 def _call_network_error(url: str, error: httpx.RequestError, timeout: float | None) -> CliError:
