@@ -29,10 +29,10 @@ from a2a.types import (
 from a2a_progress.carrier import envelope_part
 from a2a_progress.cli import main
 from a2a_progress.cli.live_view import LiveView
-from a2a_progress.cli.watch import user_message
 from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.serve import create_client
+from a2a_progress.serving import user_message
 from support.clock import FakeClock
 from support.listeners import web_server  # noqa: F401  (the CLI tests take it from here)
 from support.processes import free_port

@@ -6,16 +6,11 @@ sink and returns how the turn ended; :func:`exit_code_of` turns that into the ex
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 
 from a2a.client import Client
 from a2a.types.a2a_pb2 import (
     GetTaskRequest,
-    Message,
-    Part,
-    Role,
-    SendMessageRequest,
     StreamResponse,
     Task,
 )
@@ -31,13 +26,9 @@ from a2a_progress.consumer import (
     TurnOutcome,
     follow,
 )
+from a2a_progress.serving import user_message
 
-
-def user_message(text: str) -> SendMessageRequest:
-    """A request carrying ``text`` as a new user message."""
-    return SendMessageRequest(
-        message=Message(role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=text)])
-    )
+__all__ = ["TaskRef", "exit_code_of", "follow_turn", "outcome_reason", "user_message"]
 
 
 class TaskRef:
