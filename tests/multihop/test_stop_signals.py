@@ -13,6 +13,7 @@ from typing import Final
 
 import pytest
 
+from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from support.chain import BRIDGE_SCOPE, Agent, agent, request, send, start_and_leave
 
@@ -105,3 +106,17 @@ def test_an_applications_own_sigterm_handler_is_left_alone(
     assert done.parent_span_id == finished.span_id
     assert held.parent_span_id == in_flight.span_id
     assert held.attributes["a2a.progress.end_reason"] in in_flight_reasons(signal.SIGINT)
+
+
+def test_sigterm_flushes_the_metrics_too(tmp_path: Path) -> None:
+    # Metrics exported every ten minutes: only the SIGTERM flush can have sent these.
+    log = tmp_path / "agent.log"
+    metrics = {"OTEL_METRICS_EXPORTER": "otlp", "OTEL_METRIC_EXPORT_INTERVAL": "600000"}
+    with OtlpReceiver(grpc_port=None) as own:
+        with agent(own, "metered", log, **NEVER_DUE, **metrics) as running:
+            one_finished_one_in_flight(running, "metered")
+            status = running.stop(signal.SIGTERM)
+        names = {name for name, _, _ in own.metric_points()}
+    assert status == -signal.SIGTERM
+    assert {conv.METRIC_ENVELOPES, conv.METRIC_TOOL_DURATION} <= names
+    assert "Traceback" not in log.read_text()

@@ -38,11 +38,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from typing import Any
 
-from opentelemetry import metrics, trace
+from opentelemetry import trace
 from opentelemetry.instrumentation.instrumentor import (  # type: ignore[attr-defined]
     BaseInstrumentor,
 )
-from opentelemetry.metrics import get_meter
+from opentelemetry.metrics import get_meter, get_meter_provider
 from opentelemetry.trace import Tracer, TracerProvider, get_tracer
 
 from a2a_progress.otel import callee, caller, inbound
@@ -108,7 +108,9 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         def providers() -> Iterator[object]:
             # The global providers are asked when a flush is due: they may be set after this.
             yield from given or [trace.get_tracer_provider()]
-            yield kwargs.get("meter_provider") or metrics.get_meter_provider()
+            # By name: `metrics.get_meter_provider()` would find our own submodule, since
+            # importing a2a_progress.otel.metrics binds `metrics` in this package's namespace.
+            yield kwargs.get("meter_provider") or get_meter_provider()
 
         hooks = ExitHooks(bridge, providers)
         hooks.install()
