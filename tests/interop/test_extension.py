@@ -1,25 +1,19 @@
-"""The progress envelope as a declared A2A extension, on a real a2a-sdk server over HTTP."""
+"""The progress envelope as a declared A2A extension, on a real a2a-sdk server over HTTP
+(``serve_agent``, which puts ``extensions`` in the card it serves)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import httpx
 import pytest
 from a2a.client import A2ACardResolver
 from a2a.client.client import ClientCallContext
-from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
     AgentExtension,
-    AgentInterface,
-    AgentSkill,
 )
-from starlette.applications import Starlette
 
 from a2a_progress import (
     PROGRESS_EXTENSION_URI,
@@ -31,10 +25,8 @@ from a2a_progress import (
     request_progress_extension,
 )
 from a2a_progress.extension import progress_extension_requested
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import create_client, serve_agent, user_message
 from support import scripted as step
-from support.asgi import loopback_server
 from support.scripted import ScriptedAgent
 
 
@@ -49,21 +41,6 @@ class RecordingAgent(ScriptedAgent):
         return [progress_extension_requested(turn.context) for turn in self.turns.values()]
 
 
-def card(url: str, extensions: list[AgentExtension]) -> AgentCard:
-    return AgentCard(
-        name="extension agent",
-        description="declares what it sends",
-        version="1",
-        supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
-        ],
-        capabilities=AgentCapabilities(streaming=True, extensions=extensions),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="s", name="s", description="s", tags=["t"])],
-    )
-
-
 class Served:
     def __init__(self, url: str, agent: RecordingAgent, declared: bool) -> None:
         self.url = url
@@ -75,16 +52,10 @@ class Served:
 async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
     agent = RecordingAgent()
     extensions = [progress_extension()] if request.param else []
-
-    def app(port: int) -> Any:
-        agent_card = card(f"http://127.0.0.1:{port}", extensions)
-        handler = DefaultRequestHandler(agent, InMemoryTaskStore(), agent_card)
-        return Starlette(
-            routes=[*create_agent_card_routes(agent_card), *create_jsonrpc_routes(handler, "/")]
-        )
-
-    async with loopback_server(app) as url:
-        yield Served(url, agent, declared=bool(request.param))
+    async with serve_agent(
+        agent, name="extension agent", grpc_port=None, extensions=extensions
+    ) as running:
+        yield Served(running.http_url, agent, declared=bool(request.param))
 
 
 async def fetched_card(url: str) -> AgentCard:
