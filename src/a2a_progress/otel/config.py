@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -54,6 +54,17 @@ def _parse_sides(value: str) -> frozenset[str]:
     if "none" in words:
         return frozenset()
     return frozenset(words & _ALL_SIDES) or _ALL_SIDES
+
+
+def _sides_of(given: str | Iterable[str] | None, environ: Mapping[str, str]) -> frozenset[str]:
+    """The ``sides`` argument read as words, like the environment variable (``"caller"``,
+    ``"both"``: a string is never taken as its letters), or as a collection of sides; when not
+    given, the environment variable's words."""
+    if given is None:
+        return _parse_sides(environ.get(ENV_SIDES, "both"))
+    if isinstance(given, str):
+        return _parse_sides(given)
+    return frozenset(str(side).strip().lower() for side in given) & _ALL_SIDES
 
 
 def _redactor_with(patterns: list[str]) -> Redactor:
@@ -118,9 +129,7 @@ class BridgeConfig:
             capture_content=bool(pick("capture_content", ENV_CAPTURE_CONTENT, _parse_bool, True)),
             content_max_length=max(16, min(max_length, HARD_LIMIT_BYTES)),
             max_events_per_span=max(2, max_events),
-            sides=frozenset(sides)
-            if sides is not None
-            else _parse_sides(environ.get(ENV_SIDES, "both")),
+            sides=_sides_of(sides, environ),
             redactor=redactor,
             pending_spans=bool(pick("pending_spans", ENV_PENDING_SPANS, _parse_bool, False)),
         )
