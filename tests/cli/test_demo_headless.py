@@ -19,6 +19,7 @@ from a2a_progress.cli.demo.auditor import AUDITOR_ANSWER
 from a2a_progress.cli.demo.consult import OWN_SPAN
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from support.otlp import json_spans
 
 TOOLS = ["get_deploy_status", "search_logs", "query_metrics", "run_smoke_tests", "diff_config"]
 AUDITOR_TOOLS = ["read_commit", "search_commits"]
@@ -26,26 +27,6 @@ SERVICES = {"demo-caller", "demo-callee", "demo-auditor"}
 # caller: root, call, 5 tools; callee: turn, 5 tools, own span, call, 2 tools; auditor: turn, 2
 SPANS = 20
 STATUS_ERROR = 2  # OTLP/JSON writes enums as integers
-
-
-def spans_in(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every span of an OTLP/JSON document, with its ``service`` and flattened attributes."""
-    found = []
-    for resource_spans in document["resourceSpans"]:
-        resource = {a["key"]: a["value"] for a in resource_spans["resource"]["attributes"]}
-        for scope_spans in resource_spans["scopeSpans"]:
-            for span in scope_spans["spans"]:
-                attributes = {
-                    a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
-                }
-                found.append(
-                    {
-                        **span,
-                        "service": resource["service.name"]["stringValue"],
-                        "attrs": attributes,
-                    }
-                )
-    return found
 
 
 @pytest.fixture
@@ -85,7 +66,7 @@ def test_demo_shows_the_turn_and_traces_every_agent(
     assert f"Wrote {SPANS} spans as OTLP JSON to {trace_file}" in lines
     assert f"Also exported to {collector.http_endpoint}" in lines
 
-    spans = spans_in(json.loads(trace_file.read_text()))
+    spans = json_spans(json.loads(trace_file.read_text()))
     assert len(spans) == SPANS
     assert len({span["traceId"] for span in spans}) == 1, "every agent shares one trace"
     by_id = {span["spanId"]: span for span in spans}
@@ -154,4 +135,4 @@ def test_demo_skips_an_endpoint_where_nothing_listens(
     assert f"Not exporting to {dead} (OTEL_EXPORTER_OTLP_ENDPOINT)" in " ".join(out.split())
     assert "Also exported" not in out
     assert "To see this trace in Jaeger: `docker compose up -d`" in out
-    assert len(spans_in(json.loads((tmp_path / "trace.json").read_text()))) == SPANS
+    assert len(json_spans(json.loads((tmp_path / "trace.json").read_text()))) == SPANS

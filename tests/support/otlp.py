@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
     OTLPMetricExporter as GrpcMetricExporter,
@@ -139,6 +139,24 @@ def received_span(
         events=tuple(ReceivedEvent("e", 0, {}) for _ in range(events)),
         scope_name="test",
     )
+
+
+def json_spans(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span of an OTLP/JSON document (one export request, or a file the CLI wrote), as
+    written, plus its ``service``, its scope's name (``scope``) and its attributes flattened to
+    plain values (``attrs``)."""
+    found = []
+    for resource_spans in document["resourceSpans"]:
+        resource = {a["key"]: a["value"] for a in resource_spans["resource"]["attributes"]}
+        service = resource["service.name"]["stringValue"]
+        for scope_spans in resource_spans["scopeSpans"]:
+            scope = scope_spans["scope"].get("name", "")
+            for span in scope_spans["spans"]:
+                attributes = {
+                    a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
+                }
+                found.append({**span, "service": service, "scope": scope, "attrs": attributes})
+    return found
 
 
 def bridge_spans(spans: list[ReceivedSpan]) -> list[ReceivedSpan]:

@@ -20,12 +20,12 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import pytest
 
 from support import agents, chain
-from support.otlp import SDK_SCOPE, span_exporter, tracer_provider
+from support.otlp import SDK_SCOPE, json_spans, span_exporter, tracer_provider
 from support.processes import (
     PROCESS_TIMEOUT,
     AgentProcess,
@@ -162,20 +162,6 @@ def run_caller(url: str, endpoint: str, protocol: str) -> None:
     run_to_end(instrumented("support.zero_code_caller", url, "find it"), env)
 
 
-def spans_in(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The spans of an OTLP/JSON request, each with its ``service``."""
-    spans = []
-    for resource_spans in document["resourceSpans"]:
-        attributes = resource_spans["resource"]["attributes"]
-        [service] = [a["value"]["stringValue"] for a in attributes if a["key"] == "service.name"]
-        for scope_spans in resource_spans["scopeSpans"]:
-            scope = scope_spans["scope"].get("name", "")
-            spans.extend(
-                {**span, "service": service, "scope": scope} for span in scope_spans["spans"]
-            )
-    return spans
-
-
 def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path) -> None:
     json_file, directory = tmp_path / "traces.jsonl", tmp_path / "traces"
     with running_traces(
@@ -216,7 +202,7 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
 
     # --json: one OTLP/JSON request on one line, holding each span of the trace once.
     [line] = json_file.read_text().splitlines()
-    written = [s for s in spans_in(json.loads(line)) if s["traceId"] == block.trace_id]
+    written = [s for s in json_spans(json.loads(line)) if s["traceId"] == block.trace_id]
     assert len([s for s in written if s["scope"] != SDK_SCOPE]) == len(block.rows)
     assert len({s["spanId"] for s in written}) == len(written)
     assert {s["service"] for s in written} == {CALLER, CALLEE}
@@ -226,7 +212,7 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
         assert span.get("parentSpanId", "") in {s["spanId"] for s in written} | {""}
     # --otlp-json: the trace in a file of its own, every span in one request.
     [document] = map(json.loads, (directory / f"{block.trace_id}.json").read_text().splitlines())
-    assert sorted(s["spanId"] for s in spans_in(document)) == sorted(s["spanId"] for s in written)
+    assert sorted(s["spanId"] for s in json_spans(document)) == sorted(s["spanId"] for s in written)
 
 
 def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
