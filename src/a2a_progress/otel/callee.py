@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import wrapt
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -35,8 +35,15 @@ from a2a_progress.otel.safe_text import bounded, peer_name
 
 _HANDLER_CLASSES: Final = (DefaultRequestHandlerV2, LegacyRequestHandler)
 
+# wrapt 2 is generic for mypy; wrapt 1.x (beside OpenTelemetry 1.39/1.40) is not at run time.
+if TYPE_CHECKING:
+    _QueueProxy = wrapt.ObjectProxy[EventQueue]
+    _ExecutorProxy = wrapt.ObjectProxy[AgentExecutor]
+else:
+    _QueueProxy = _ExecutorProxy = wrapt.ObjectProxy
 
-class _ObservedQueue(wrapt.ObjectProxy[EventQueue]):
+
+class _ObservedQueue(_QueueProxy):
     """The executor's event queue: every event goes on unchanged, then the bridge sees it.
 
     The tool spans an event opens or closes change the current span of the enqueuing task.
@@ -56,7 +63,7 @@ class _ObservedQueue(wrapt.ObjectProxy[EventQueue]):
             self._self_bridge.warn_once("tool context")
 
 
-class InstrumentedExecutor(wrapt.ObjectProxy[AgentExecutor]):
+class InstrumentedExecutor(_ExecutorProxy):
     """An agent executor that reports its turns to the bridge; everything else passes through."""
 
     def __init__(self, executor: AgentExecutor, bridge: Bridge, agent_name: str | None) -> None:
