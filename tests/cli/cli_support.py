@@ -8,10 +8,12 @@ can wait for a line to appear before it moves the agent on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sys
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -25,6 +27,7 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from google.protobuf.json_format import MessageToJson
 
 from a2a_progress.carrier import envelope_part
 from a2a_progress.cli import main
@@ -32,9 +35,9 @@ from a2a_progress.cli.live_view import LiveView
 from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import Transport, serve_agent, user_message
 from support.clock import FakeClock
-from support.listeners import web_server  # noqa: F401  (the CLI tests take it from here)
+from support.listeners import web_server
 from support.processes import free_port
 from support.scripted import (
     ScriptedAgent,
@@ -163,6 +166,19 @@ class PlainTextAgent(ScriptedAgent):
 
     def __init__(self) -> None:
         super().__init__([*(raw(None, update) for update in self.UPDATES), complete(self.REPLY)])
+
+
+@contextlib.asynccontextmanager
+async def card_sending_calls_to(
+    endpoint: str, transport: Transport = "jsonrpc"
+) -> AsyncIterator[str]:
+    """A plain web server whose ``/card.json`` is a real agent card sending ``transport`` calls
+    to ``endpoint`` (the agent's text: in a container, on 0.0.0.0, mistyped); yields its URL."""
+    async with serve_agent(PlainTextAgent()) as served:
+        card = served.card_for(transport)
+    card.supported_interfaces[0].url = endpoint
+    with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
+        yield f"{url}/card.json"
 
 
 class EndsInAgent(ScriptedAgent):

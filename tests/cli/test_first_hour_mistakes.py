@@ -2,8 +2,14 @@
 never a traceback or a library's raw text — checked against real servers and sockets."""
 
 import pytest
-from cli_support import CARD_PATH, PlainTextAgent, closed_port, run_cli, web_server
-from google.protobuf.json_format import MessageToJson
+from cli_support import (
+    CARD_PATH,
+    PlainTextAgent,
+    card_sending_calls_to,
+    closed_port,
+    run_cli,
+    web_server,
+)
 
 from a2a_progress.cli.arguments import header
 from a2a_progress.cli.errors import ExitCode
@@ -194,15 +200,10 @@ async def test_a_card_that_sends_calls_where_nothing_answers(
 ) -> None:
     # An agent bound to 0.0.0.0 or in a container advertises a URL this machine cannot call.
     target = elsewhere.format(port=closed_port())
-    async with serve_agent(PlainTextAgent()) as served:
-        card = served.card_for("jsonrpc")
-    card.supported_interfaces[0].url = target
-    with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
-        result = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi")
+    async with card_sending_calls_to(target) as card_url:
+        result = await run_cli(monkeypatch, "watch", card_url, "hi")
     result.assert_one_line_error(
-        ExitCode.UNREACHABLE,
-        f"cannot reach {target}",
-        f"the agent card at {url}/card.json sends calls there",
+        ExitCode.UNREACHABLE, f"cannot reach {target}", f"the agent card at {card_url} sends calls"
     )
     assert_no_raw_text(result.stderr)
 
@@ -216,18 +217,15 @@ async def test_a_card_that_sends_grpc_calls_where_nothing_answers(
 ) -> None:
     # The gRPC target, not the card's URL, is what could not be reached; and it never connected.
     advertised = target.format(port=closed_port())
-    async with serve_agent(PlainTextAgent()) as served:
-        card = served.card_for("grpc")
-    card.supported_interfaces[0].url = advertised
-    with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
-        watched = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi")
-        canceled = await run_cli(monkeypatch, "cancel", f"{url}/card.json", "task-1")
+    async with card_sending_calls_to(advertised, "grpc") as card_url:
+        watched = await run_cli(monkeypatch, "watch", card_url, "hi")
+        canceled = await run_cli(monkeypatch, "cancel", card_url, "task-1")
     for result in (watched, canceled):
         result.assert_one_line_error(
             ExitCode.UNREACHABLE,
             f"cannot reach {advertised} (gRPC): ",
             why,
-            f"the agent card at {url}/card.json sends calls there",
+            f"the agent card at {card_url} sends calls there",
         )
         assert "lost connection" not in result.stderr
         assert_no_raw_text(result.stderr)

@@ -4,14 +4,12 @@ number or out of range, a host name IDNA refuses, control characters, surroundin
 
 import httpx
 import pytest
-from cli_support import PlainTextAgent, run_cli, web_server
-from google.protobuf.json_format import MessageToJson
+from cli_support import card_sending_calls_to, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a2a_progress.cli.agent_client import card_url
 from a2a_progress.cli.errors import CliError, ExitCode
-from a2a_progress.serving import serve_agent
 
 MALFORMED = [
     ("http://[::1", "unclosed '['"),
@@ -65,11 +63,8 @@ async def test_a_card_that_sends_calls_to_a_malformed_url(
     monkeypatch: pytest.MonkeyPatch, advertised: str
 ) -> None:
     # The card is the agent's text, not the user's: a broken URL in it is the agent's fault.
-    async with serve_agent(PlainTextAgent()) as served:
-        card = served.card_for("jsonrpc")
-    card.supported_interfaces[0].url = advertised
-    with web_server({"/card.json": ("application/json", MessageToJson(card).encode())}) as url:
-        result = await run_cli(monkeypatch, "watch", f"{url}/card.json", "hi")
+    async with card_sending_calls_to(advertised) as where:
+        result = await run_cli(monkeypatch, "watch", where, "hi")
     result.assert_one_line_error(
         ExitCode.NOT_AN_AGENT, f"its card sends calls to {advertised!r}", "not a valid URL"
     )
