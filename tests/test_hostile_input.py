@@ -25,7 +25,6 @@ from a2a.types.a2a_pb2 import (
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
-    TaskStatusUpdateEvent,
 )
 from google.protobuf import struct_pb2
 from hypothesis import HealthCheck, given, settings
@@ -55,6 +54,7 @@ from a2a_progress.otel.bridge import TurnTelemetry
 from a2a_progress.otel.config import NAME_MAX_LENGTH
 from faults.assembly import assemble_checked, snapshot
 from faults.telemetry import CREDENTIALS, MARKER, Pipeline, leaks, no_complaints, telemetry_problems
+from support.events import status_event as status_update
 
 SETTINGS = settings(
     max_examples=60,
@@ -264,11 +264,7 @@ def agent_message(parts: Sequence[Part], message_id: str, task_id: str = "") -> 
 
 
 def status_event(task_id: str, state: int, message: Message | None = None) -> StreamResponse:
-    status = TaskStatus(state=state)  # type: ignore[arg-type]
-    if message is not None:
-        status.message.CopyFrom(message)
-    update = TaskStatusUpdateEvent(task_id=task_id, context_id="ctx", status=status)
-    return StreamResponse(status_update=update)
+    return StreamResponse(status_update=status_update(state, message, task_id=task_id))
 
 
 @st.composite

@@ -4,7 +4,6 @@ producer's own carrier, against the spec's consumer rules (3, 4 and 8)."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
@@ -18,10 +17,7 @@ from a2a.types.a2a_pb2 import (
     Role,
     StreamResponse,
     Task,
-    TaskArtifactUpdateEvent,
     TaskState,
-    TaskStatus,
-    TaskStatusUpdateEvent,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,6 +43,19 @@ from a2a_progress.envelope import (
     Status,
     encode,
 )
+from support.events import (
+    append,
+    artifact_event,
+    call,
+    envelope_message,
+    message,
+    plain,
+    snapshot,
+    status_event,
+    terminal,
+    think,
+    working,
+)
 
 WORKING = TaskState.TASK_STATE_WORKING
 COMPLETED = TaskState.TASK_STATE_COMPLETED
@@ -55,103 +64,6 @@ CANCELED = TaskState.TASK_STATE_CANCELED
 REJECTED = TaskState.TASK_STATE_REJECTED
 INPUT_REQUIRED = TaskState.TASK_STATE_INPUT_REQUIRED
 AUTH_REQUIRED = TaskState.TASK_STATE_AUTH_REQUIRED
-
-_ids = itertools.count()
-
-
-# -- event builders (the producer's carrier, real protobuf) ---------------------------------------
-
-
-def think(seq: int, text: str = "hm", key: str | None = None) -> Envelope:
-    return Envelope(Kind.THINKING, seq, {"text": text}, stream_key=key)
-
-
-def call(
-    seq: int, key: str | None = "c1", status: Status = Status.RUNNING, tool: str = "search"
-) -> Envelope:
-    payload = {"tool": tool} if key is None else {"tool": tool, "tool_call_id": key}
-    return Envelope(Kind.TOOL_CALL, seq, payload, status, key)
-
-
-def append(seq: int, key: str = "c1", chunk: str = "out\n") -> Envelope:
-    return Envelope(
-        Kind.TOOL_OUTPUT_APPEND, seq, {"tool": "search", "chunk": chunk, "tool_call_id": key},
-        stream_key=key,
-    )  # fmt: skip
-
-
-def message(
-    parts: Sequence[Part], *, task_id: str = "t1", role: int = Role.ROLE_AGENT, mid: str = ""
-) -> Message:
-    return Message(
-        message_id=mid or f"m-{next(_ids)}",
-        task_id=task_id,
-        context_id="ctx",
-        role=role,  # type: ignore[arg-type]
-        parts=list(parts),
-    )
-
-
-def envelope_message(
-    envelope: Envelope | str, fallback: str = "", *, task_id: str = "t1", mid: str = ""
-) -> Message:
-    wire = encode(envelope) if isinstance(envelope, Envelope) else envelope
-    if not fallback:
-        fallback = envelope.content or "fallback" if isinstance(envelope, Envelope) else "fallback"
-    return message([envelope_part(wire, fallback)], task_id=task_id, mid=mid)
-
-
-def status_event(
-    state: int, msg: Message | None = None, *, task_id: str = "t1"
-) -> TaskStatusUpdateEvent:
-    status = TaskStatus(state=state)  # type: ignore[arg-type]
-    if msg is not None:
-        status.message.CopyFrom(msg)
-    return TaskStatusUpdateEvent(task_id=task_id, context_id="ctx", status=status)
-
-
-def working(
-    envelope: Envelope | str, fallback: str = "", *, task_id: str = "t1", mid: str = ""
-) -> StreamResponse:
-    msg = envelope_message(envelope, fallback, task_id=task_id, mid=mid)
-    return StreamResponse(status_update=status_event(WORKING, msg, task_id=task_id))
-
-
-def plain(text: str, *, task_id: str = "t1", mid: str = "") -> StreamResponse:
-    msg = message([Part(text=text)], task_id=task_id, mid=mid)
-    return StreamResponse(status_update=status_event(WORKING, msg, task_id=task_id))
-
-
-def terminal(state: int, reply: str | None = None, *, task_id: str = "t1") -> StreamResponse:
-    msg = None if reply is None else message([Part(text=reply)], task_id=task_id)
-    return StreamResponse(status_update=status_event(state, msg, task_id=task_id))
-
-
-def artifact_event(
-    artifact_id: str, *texts: str, append: bool = False, task_id: str = "t1"
-) -> StreamResponse:
-    event = TaskArtifactUpdateEvent(
-        task_id=task_id,
-        context_id="ctx",
-        artifact=Artifact(artifact_id=artifact_id, parts=[Part(text=t) for t in texts]),
-        append=append,
-    )
-    return StreamResponse(artifact_update=event)
-
-
-def snapshot(
-    state: int,
-    history: Iterable[Message],
-    current: Message | None = None,
-    *,
-    task_id: str = "t1",
-    artifacts: Iterable[Artifact] = (),
-) -> Task:
-    task = Task(id=task_id, context_id="ctx", history=list(history), artifacts=list(artifacts))
-    task.status.state = state  # type: ignore[assignment]
-    if current is not None:
-        task.status.message.CopyFrom(current)
-    return task
 
 
 def feed_all(assembler: ProgressAssembler, events: Iterable[Any]) -> list[Update]:

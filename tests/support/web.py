@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import socket
-import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,21 +21,17 @@ from typing import Any, Final
 import httpx
 from a2a.server.agent_execution import AgentExecutor
 from a2a.types.a2a_pb2 import (
-    Message,
-    Part,
-    Role,
     StreamResponse,
     TaskState,
-    TaskStatus,
-    TaskStatusUpdateEvent,
 )
 from playwright.async_api import Browser, Page, async_playwright
 from starlette.applications import Starlette
 
-from a2a_progress import Envelope, Kind, encode, envelope_part
+from a2a_progress import Envelope, Kind
 from a2a_progress.serving import create_client, serve_agent, user_message
 from a2a_progress.serving.http_server import HttpServer
 from a2a_progress.web import ProgressRelay, serve_panel
+from support import events
 
 CHROMIUM: Final = "/usr/bin/chromium"
 BROWSER_ARGS: Final = [
@@ -145,22 +140,12 @@ async def serve_app(app: Starlette) -> AsyncIterator[str]:
 
 def working_event(task_id: str, envelope: Envelope) -> StreamResponse:
     """A WORKING status update carrying ``envelope`` (for feeding a relay without a network)."""
-    message = Message(
-        role=Role.ROLE_AGENT,
-        message_id=uuid.uuid4().hex,
-        parts=[envelope_part(encode(envelope), envelope.content or envelope.kind.value)],
-    )
-    status = TaskStatus(state=TaskState.TASK_STATE_WORKING, message=message)
-    update = TaskStatusUpdateEvent(task_id=task_id, context_id="ctx", status=status)
-    return StreamResponse(status_update=update)
+    return events.working(envelope, envelope.content or envelope.kind.value, task_id=task_id)
 
 
 def completed_event(task_id: str, reply: str) -> StreamResponse:
     """The COMPLETED status update with ``reply``."""
-    message = Message(role=Role.ROLE_AGENT, message_id=uuid.uuid4().hex, parts=[Part(text=reply)])
-    status = TaskStatus(state=TaskState.TASK_STATE_COMPLETED, message=message)
-    update = TaskStatusUpdateEvent(task_id=task_id, context_id="ctx", status=status)
-    return StreamResponse(status_update=update)
+    return events.terminal(TaskState.TASK_STATE_COMPLETED, reply, task_id=task_id)
 
 
 def text_envelope(seq: int, text: str) -> Envelope:
