@@ -112,3 +112,21 @@ def test_each_row_has_a_bar_duration_status_and_events() -> None:
     assert len(filled) / width == pytest.approx(0.25, abs=0.05)
     assert filled == list(range(filled[0], filled[-1] + 1))
     assert lines[8] == "✗ execute_tool fetch (callee): timed out"
+
+
+def test_span_text_from_an_exporter_is_inert_on_the_terminal() -> None:
+    # Any process can export spans to `traces`: names, services and messages are untrusted.
+    evil = "a\x1b[2J\x1b]0;PWNED\x07b\u202ec\x9b31m"
+    shown = "a␛[2J␛]0;PWNED␇b\\u202ec\\x9b31m"
+    spans = [
+        received_span(f"root {evil}", "r1", None, service=f"svc {evil}", end_ns=2 * MS),
+        received_span(f"child {evil}", "c1", "r1", service="svc", end_ns=MS, error=f"boom {evil}"),
+    ]
+    console = Console(file=io.StringIO(), width=200, force_terminal=True)
+    console.print(Waterfall(spans))
+    console.print(Waterfall(spans[:1]).one_line())
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    for attack in ("\x1b[2J", "\x1b]0;", "\x07", "\u202e", "\x9b"):
+        assert attack not in text
+    for fragment in (f"root {shown}", f"child {shown}", f"svc {shown}", f"boom {shown}"):
+        assert fragment in text, fragment

@@ -2,7 +2,9 @@
 
 One row per span: the span name indented under its parent, the service that emitted it, a bar
 placed on the trace's timeline, its duration, its status and how many events it carries. Spans
-whose parent was not received are shown as roots, so a partial trace still renders.
+whose parent was not received are shown as roots, so a partial trace still renders. Any process
+can export to the receiver: span names, service names and status messages are shown
+:func:`~a2a_progress.cli.inert.inert`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Final, Protocol
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
+
+from a2a_progress.cli.inert import inert
 
 _SERVICE_STYLES: Final = ("cyan", "magenta", "green", "yellow", "blue")
 _MIN_BAR: Final = 10
@@ -119,7 +123,7 @@ class Waterfall:
         return Text.assemble(
             ("trace ", "bold"),
             (", ".join(trace_ids), "bold"),
-            f"  ·  {count}  ·  {', '.join(self.services())}  ·  ",
+            f"  ·  {count}  ·  {inert(', '.join(self.services()))}  ·  ",
             _duration(total),
         )
 
@@ -132,7 +136,7 @@ class Waterfall:
         line = self.title()
         if len(self.spans) == 1:
             [span] = self.spans
-            line.append(f"  ·  {span.name}  ")
+            line.append(f"  ·  {inert(span.name)}  ")
             line.append_text(_status(span))
         return line
 
@@ -149,8 +153,8 @@ class Waterfall:
         total = max(1, max(span.end_time_unix_nano for span in self.spans) - origin)
         cells = [
             (
-                Text.assemble((row.prefix, "dim"), row.span.name),
-                Text(row.span.service_name, style=styles[row.span.service_name]),
+                Text.assemble((row.prefix, "dim"), inert(row.span.name)),
+                Text(inert(row.span.service_name), style=styles[row.span.service_name]),
                 _duration(row.span.end_time_unix_nano - row.span.start_time_unix_nano),
                 _status(row.span),
                 str(len(row.span.events)) if row.span.events else "",
@@ -183,8 +187,8 @@ class Waterfall:
             if span.status_code == "ERROR" and span.status_message:
                 yield Text.assemble(
                     ("✗ ", "bold red"),
-                    (f"{span.name} ({span.service_name}): ", "red"),
-                    span.status_message,
+                    (inert(f"{span.name} ({span.service_name}): "), "red"),
+                    inert(span.status_message),
                 )
 
 
