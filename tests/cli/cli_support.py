@@ -20,12 +20,8 @@ from typing import Any, Final
 import pytest
 from a2a.types import (
     AgentCard,
-    Message,
     Part,
-    Role,
     TaskState,
-    TaskStatus,
-    TaskStatusUpdateEvent,
 )
 from google.protobuf.json_format import MessageToJson
 
@@ -36,6 +32,7 @@ from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.serve import create_client
 from a2a_progress.serving import Transport, serve_agent, user_message
+from support import events
 from support.clock import FakeClock
 from support.listeners import web_server
 from support.processes import free_port
@@ -270,16 +267,10 @@ class ScriptedTurn:
         self._view = view
         self._clock = clock
         self._seq = 0
-        self._messages = 0
 
     def _feed(self, state: int, parts: list[Part]) -> None:
-        self._messages += 1
-        message = Message(message_id=f"m-{self._messages}", role=Role.ROLE_AGENT, parts=parts)
-        event = TaskStatusUpdateEvent(
-            task_id=self.TASK_ID,
-            context_id="context-1",
-            status=TaskStatus(state=TaskState.ValueType(state), message=message),
-        )
+        message = events.message(parts, task_id=self.TASK_ID)
+        event = events.status_event(state, message, task_id=self.TASK_ID)
         for update in self._assembler.feed(event):
             self._view.update(update)
 
