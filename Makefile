@@ -12,9 +12,10 @@ LOWEST_STAMP := $(LOWEST_VENV)/.installed
 # A meaningful, fast part of the suite: protocol, consumer, dialects, telemetry, end to end.
 LOWEST_TESTS := tests/test_envelope_codec.py tests/test_producer.py tests/consumer \
 	tests/dialects tests/e2e tests/otel tests/interop
-# This test sums the `value` of every data point the SDK reports; SDK 1.41 also reports the
-# (empty) histogram's points, which have none: the test's reading, not the code, differs there.
-LOWEST_DESELECT := --deselect tests/otel/test_metrics.py::test_turn_counts_reach_the_counters_in_batches_and_at_the_end
+# OpenTelemetry's HTTP exporter before 1.41 gives up on a refused connection at once (its one
+# retry's ConnectionError escapes export()) instead of retrying with backoff, so its export is
+# never "stuck" as this case requires; the turns completing, the point, is checked by the others.
+LOWEST_DESELECT := --deselect 'tests/otel/test_dead_collector.py::test_turns_complete_while_exports_are_stuck[http/protobuf-refused]'
 
 # a2a-progress installed beside google-adk's A2A extra (which caps OpenTelemetry at 1.44);
 # its real-ADK tests (marker `adk`) run only here.
