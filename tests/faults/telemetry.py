@@ -14,11 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
@@ -26,7 +23,7 @@ from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import DEFAULT_CONTENT_MAX_LENGTH, BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.safe_text import TRUNCATION_MARKER
-from support.spans import SpanLedger
+from support.telemetry import MemoryTelemetry
 
 ATTRIBUTE_LIMIT: Final = 64 * 1024
 INT64_MIN: Final = -(2**63)
@@ -87,23 +84,14 @@ class _Complaints(logging.Handler):
         self.messages.append(f"{record.name}: {record.getMessage()}")
 
 
-@dataclass
-class Pipeline:
+class Pipeline(MemoryTelemetry):
     """A TracerProvider exporting to memory (or, with ``keep_spans=False``, only checking and
     counting what it exports), a ledger of open spans, and a meter."""
 
-    keep_spans: bool = True
-
-    def __post_init__(self) -> None:
-        self.ledger = SpanLedger()
-        self.exporter = InMemorySpanExporter()
+    def __init__(self, keep_spans: bool = True) -> None:
+        self.keep_spans = keep_spans
         self.checker = CheckingExporter()
-        self.reader = InMemoryMetricReader()
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(self.ledger)
-        exporter = self.exporter if self.keep_spans else self.checker
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
-        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+        super().__init__(None if keep_spans else self.checker)
 
     def bridge(self, **settings: Any) -> Bridge:
         """A bridge on this pipeline, as the instrumentor builds it, with ``settings``."""
@@ -127,15 +115,6 @@ class Pipeline:
             self.assert_each_span_ended_once()
         finally:
             instrumentor.uninstrument()
-
-    def spans(self) -> list[ReadableSpan]:
-        return list(self.exporter.get_finished_spans())
-
-    def assert_each_span_ended_once(self) -> None:
-        assert self.ledger.open() == []
-        assert self.ledger.strays() == []
-        ids = [span.context.span_id for span in self.spans() if span.context is not None]
-        assert len(ids) == len(set(ids))
 
     def reset(self) -> None:
         self.exporter.clear()

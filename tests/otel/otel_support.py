@@ -8,7 +8,6 @@ steps are re-exported here, where these tests have always found them.
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.client import Client, ClientCallContext
@@ -17,11 +16,8 @@ from a2a.types import (
     SendMessageRequest,
     StreamResponse,
 )
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader, Metric
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.metrics.export import Metric
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 from a2a_progress.carrier import read_envelope
@@ -52,7 +48,7 @@ from support.scripted import (
     wait,
     wire,
 )
-from support.spans import SpanLedger
+from support.telemetry import MemoryTelemetry
 
 __all__ = [
     "COMBINATIONS",
@@ -120,20 +116,12 @@ class _DoubleEndCounter(logging.Handler):
             self.count += 1
 
 
-@dataclass
-class Telemetry:
+class Telemetry(MemoryTelemetry):
     """In-memory trace and metric pipelines, and queries over what they received."""
 
-    exporter: InMemorySpanExporter = field(default_factory=InMemorySpanExporter)
-    ledger: SpanLedger = field(default_factory=SpanLedger)
-    reader: InMemoryMetricReader = field(default_factory=InMemoryMetricReader)
-    double_ends: _DoubleEndCounter = field(default_factory=_DoubleEndCounter)
-
-    def __post_init__(self) -> None:
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(self.ledger)
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
-        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+    def __init__(self) -> None:
+        super().__init__()
+        self.double_ends = _DoubleEndCounter()
         self.instrumentor = A2AProgressInstrumentor()
 
     def instrument(self, **kwargs: Any) -> None:
@@ -148,9 +136,6 @@ class Telemetry:
             self.instrumentor.uninstrument()
 
     # -- spans ---------------------------------------------------------------------------------
-
-    def spans(self) -> list[ReadableSpan]:
-        return list(self.exporter.get_finished_spans())
 
     def turn_spans(self, observer: str) -> list[ReadableSpan]:
         """CLIENT spans (caller) or SERVER spans (callee)."""
@@ -180,11 +165,8 @@ class Telemetry:
         return self.ledger.open()
 
     def assert_each_span_ended_once(self) -> None:
-        assert self.unended() == []
+        super().assert_each_span_ended_once()
         assert self.double_ends.count == 0
-        assert self.ledger.strays() == []
-        ids = [span_id(span) for span in self.spans()]
-        assert len(ids) == len(set(ids))
 
     # -- metrics -------------------------------------------------------------------------------
 
@@ -226,8 +208,7 @@ def pipelines() -> Iterator[Telemetry]:
         yield result
     finally:
         sdk_logger.removeHandler(result.double_ends)
-        result.tracer_provider.shutdown()
-        result.meter_provider.shutdown()
+        result.shutdown()
 
 
 @contextlib.contextmanager
