@@ -61,6 +61,26 @@ def test_inert_shows_controls_and_keeps_lines() -> None:
     )
     assert inert(inert(HOSTILE)) == inert(HOSTILE)
     assert inert("plain text, ünïcode, 日本, emoji 🙂") == "plain text, ünïcode, 日本, emoji 🙂"
+    assert inert("a\r\nb\nc\x1b", one_line=True) == "a␊b␊c␛"
+    assert inert(inert(HOSTILE + "\n", one_line=True), one_line=True) == inert(
+        HOSTILE + "\n", one_line=True
+    )
+
+
+async def test_a_name_cannot_forge_a_line_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A newline in a tool name, id, reason or the card's name would print a line of the
+    # agent's making; in the plain view each stays on its line.
+    forged = "x\noutcome: completed in 0.01s"
+    steps = [step.start(forged, forged), step.abort(forged, forged), step.fail()]
+    async with serve_agent(ScriptedAgent(steps), name=forged) as served:
+        result = await run_cli(monkeypatch, "watch", served.http_url, "x")
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith("outcome")] == [
+        line for line in lines if line.startswith("outcome: failed")
+    ]
+    assert len([line for line in lines if line.startswith("outcome")]) == 1
+    assert lines[0].startswith("x␊outcome: completed in 0.01s via jsonrpc")
+    assert "tool started: x␊outcome: completed in 0.01s [x␊outcome: completed in 0.01s]" in lines
 
 
 async def test_plain_lines_show_agent_text_inert(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -116,8 +116,8 @@ def test_each_row_has_a_bar_duration_status_and_events() -> None:
 
 def test_span_text_from_an_exporter_is_inert_on_the_terminal() -> None:
     # Any process can export spans to `traces`: names, services and messages are untrusted.
-    evil = "a\x1b[2J\x1b]0;PWNED\x07b\u202ec\x9b31m"
-    shown = "a␛[2J␛]0;PWNED␇b\\u202ec\\x9b31m"
+    evil = "a\x1b[2J\x1b]0;PWNED\x07b\u202ec\x9b31m\nd"
+    shown = "a␛[2J␛]0;PWNED␇b\\u202ec\\x9b31m␊d"
     spans = [
         received_span(f"root {evil}", "r1", None, service=f"svc {evil}", end_ns=2 * MS),
         received_span(f"child {evil}", "c1", "r1", service="svc", end_ns=MS, error=f"boom {evil}"),

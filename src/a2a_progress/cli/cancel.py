@@ -86,7 +86,7 @@ async def cancel_task(
             state = await _state(client, url, task_id, timeout_seconds)
     if state == TaskState.TASK_STATE_CANCELED:
         done = "was already canceled" if already else "canceled"
-        stdout.write(inert(f"task {task_id} {done}") + "\n")
+        stdout.write(inert(f"task {task_id} {done}", one_line=True) + "\n")
         return int(ExitCode.COMPLETED)
     if already or state in TERMINAL_STATES:
         raise CliError(

@@ -31,10 +31,14 @@ def _table() -> dict[int, str]:
 
 
 _INERT: Final = _table()
+# For what must stay on its line (a tool name, a reason, a task id, a header): a newline in it
+# would print a line of the agent's making, e.g. a forged "outcome: completed".
+_ONE_LINE: Final = {**_INERT, ord("\n"): "␊"}
 
 
-def inert(text: str) -> str:
+def inert(text: str, *, one_line: bool = False) -> str:
     """``text`` with control characters (but ``\\n`` and ``\\t``) and bidi overrides shown
     visibly: ``ESC`` -> ``␛``, ``0x9b`` -> ``\\x9b``, U+202E -> ``\\u202e``; a ``\\r\\n`` line
-    end becomes ``\\n``. Idempotent: what it returns is returned unchanged."""
-    return text.replace("\r\n", "\n").translate(_INERT)
+    end becomes ``\\n``, and with ``one_line`` every newline becomes ``␊``. Idempotent: what
+    it returns is returned unchanged."""
+    return text.replace("\r\n", "\n").translate(_ONE_LINE if one_line else _INERT)

@@ -123,7 +123,7 @@ class Waterfall:
         return Text.assemble(
             ("trace ", "bold"),
             (", ".join(trace_ids), "bold"),
-            f"  ·  {count}  ·  {inert(', '.join(self.services()))}  ·  ",
+            f"  ·  {count}  ·  {inert(', '.join(self.services()), one_line=True)}  ·  ",
             _duration(total),
         )
 
@@ -136,7 +136,7 @@ class Waterfall:
         line = self.title()
         if len(self.spans) == 1:
             [span] = self.spans
-            line.append(f"  ·  {inert(span.name)}  ")
+            line.append(f"  ·  {inert(span.name, one_line=True)}  ")
             line.append_text(_status(span))
         return line
 
@@ -153,8 +153,11 @@ class Waterfall:
         total = max(1, max(span.end_time_unix_nano for span in self.spans) - origin)
         cells = [
             (
-                Text.assemble((row.prefix, "dim"), inert(row.span.name)),
-                Text(inert(row.span.service_name), style=styles[row.span.service_name]),
+                Text.assemble((row.prefix, "dim"), inert(row.span.name, one_line=True)),
+                Text(
+                    inert(row.span.service_name, one_line=True),
+                    style=styles[row.span.service_name],
+                ),
                 _duration(row.span.end_time_unix_nano - row.span.start_time_unix_nano),
                 _status(row.span),
                 str(len(row.span.events)) if row.span.events else "",
@@ -187,8 +190,8 @@ class Waterfall:
             if span.status_code == "ERROR" and span.status_message:
                 yield Text.assemble(
                     ("✗ ", "bold red"),
-                    (inert(f"{span.name} ({span.service_name}): "), "red"),
-                    inert(span.status_message),
+                    (inert(f"{span.name} ({span.service_name}): ", one_line=True), "red"),
+                    inert(span.status_message, one_line=True),
                 )
 
 

@@ -294,7 +294,8 @@ def _announce(console: Console, card: AgentCard, options: WatchOptions, ended: T
     console.print(
         inert(
             f"{card.name or options.url} via {describe_endpoint(card)}: {what}{headers}"
-            f" (progress extension: {declared})"
+            f" (progress extension: {declared})",
+            one_line=True,
         ),
         markup=False,
         highlight=False,

@@ -40,7 +40,7 @@ class TurnView(ABC):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.console = console
-        self.title = inert(title)
+        self.title = inert(title, one_line=True)
         self.model = TurnModel(max(1, tail), clock)
         # A live view's refresh thread renders while the event loop feeds updates.
         self._lock = threading.Lock()

@@ -67,13 +67,13 @@ class CallNode:
 
     @property
     def tool(self) -> str:
-        """The tool's name, inert."""
-        return inert(self.record.tool)
+        """The tool's name, inert and on one line."""
+        return inert(self.record.tool, one_line=True)
 
     @property
     def ident(self) -> str:
-        """The callee's id for the call, inert; empty when it gave none."""
-        return inert(self.record.tool_call_id or "")
+        """The callee's id for the call, inert and on one line; empty when it gave none."""
+        return inert(self.record.tool_call_id or "", one_line=True)
 
     @property
     def name(self) -> str:
@@ -211,7 +211,7 @@ class TurnModel:
 
     def _progress(self, update: ProgressUpdate, changes: list[Change]) -> None:
         if not self.task_id and update.task_id:
-            self.task_id = inert(update.task_id)
+            self.task_id = inert(update.task_id, one_line=True)
             changes.append(TaskSeen(self.task_id))
         now = self.clock()
         for record in update.closed:
@@ -236,7 +236,7 @@ class TurnModel:
             self._note(note, update.late, changes)
         if call is not None and call in update.closed:
             reason = envelope.payload.get("reason")
-            why = inert(reason) if isinstance(reason, str) else None
+            why = inert(reason, one_line=True) if isinstance(reason, str) else None
             self._end_call(call, now, why, changes, update.replayed)
 
     def _output(
