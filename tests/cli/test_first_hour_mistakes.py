@@ -185,7 +185,9 @@ def test_headers_as_name_equals_value_or_curl_style(given: str, parsed: tuple[st
     assert header(given) == parsed
 
 
-@pytest.mark.parametrize("given", ["s3cr3t", "=value", ": value", "Bad Name=x"])
+@pytest.mark.parametrize(
+    "given", ["s3cr3t", "=value", ": value", "Bad Name=x", "Nämé=x", "X(1)=y", "X\x1b=y"]
+)
 async def test_a_header_without_a_name_is_refused_without_echoing_it(
     monkeypatch: pytest.MonkeyPatch, given: str
 ) -> None:
@@ -229,3 +231,18 @@ async def test_a_card_that_sends_grpc_calls_where_nothing_answers(
         )
         assert "lost connection" not in result.stderr
         assert_no_raw_text(result.stderr)
+
+
+@pytest.mark.parametrize(
+    "value", ["sëcret", "a\nInjected: yes", "a\x1b[2Jb", "a\x00b", "tok\u202en"]
+)
+@pytest.mark.parametrize("command", [["watch", "{url}", "hi"], ["cancel", "{url}", "task-1"]])
+async def test_a_header_value_that_http_cannot_carry_is_refused_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch, value: str, command: list[str]
+) -> None:
+    with tcp_listener(None) as listener:
+        args = [arg.format(url=listener.url) for arg in command]
+        result = await run_cli(monkeypatch, *args, "--header", f"Authorization={value}")
+        assert listener.connections == 0
+    result.assert_one_line_error(ExitCode.USAGE, "--header", "printable ASCII")
+    assert value not in result.stderr

@@ -8,6 +8,7 @@ the modules. ``main`` parses and calls ``args.run(args)``: there is no dispatch 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import Final, NoReturn
 
@@ -89,17 +90,28 @@ def non_negative(value: str) -> float:
     return number
 
 
+# RFC 9110: a header name is a token; its value visible ASCII, spaces and tabs.
+_HEADER_NAME: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE: Final = re.compile(r"[\t\x20-\x7e]*")
+
+
 def header(value: str) -> tuple[str, str]:
     """An argument type: ``NAME=VALUE``, or ``NAME: VALUE`` as curl's ``-H`` writes it."""
     equals, colon = value.find("="), value.find(":")
     at = colon if colon != -1 and (equals == -1 or colon < equals) else equals
     name = value[:at].strip() if at > 0 else ""
-    if not name or any(char.isspace() for char in name):
+    if not _HEADER_NAME.fullmatch(name):
         # Never echo the argument: it may be a credential typed without its name.
         raise argparse.ArgumentTypeError("must be NAME=VALUE (or NAME: VALUE)")
     content = value[at + 1 :]
     # "Name: value" has a space after the colon that is not part of the value.
-    return name, content.strip() if at == colon else content
+    content = content.strip() if at == colon else content
+    if not _HEADER_VALUE.fullmatch(content):
+        # HTTP/1.1 and gRPC metadata carry ASCII; a newline would split the request.
+        raise argparse.ArgumentTypeError(
+            "its VALUE must be printable ASCII (no newline, control or non-ASCII character)"
+        )
+    return name, content
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
