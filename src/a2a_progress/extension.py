@@ -30,6 +30,8 @@ from a2a.types.a2a_pb2 import AgentCard, AgentExtension
 
 from a2a_progress.carrier import TFRS_KEY
 
+# A URI of our own namespace rather than a link into the repository: it names the protocol, so
+# it must not move with a branch or a file; a new envelope version gets a new last segment.
 PROGRESS_EXTENSION_URI: Final = "https://a2a-progress.dev/extensions/progress-envelope/v1"
 """The extension's URI; its last segment is the envelope version (``v1``)."""
 
