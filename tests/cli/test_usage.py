@@ -15,6 +15,11 @@ from a2a_progress.cli.errors import ExitCode
         (["watch", "http://x", "hi", "--subscribe", "t"], "give MESSAGE or a TASK_ID"),
         (["watch", "http://x", "--subscribe", "t", "--poll", "t"], "not allowed with"),
         (["watch", "http://x", "hi", "--transport", "smtp"], "invalid choice"),
+        (["watch", "http://x", "hi", "--web-port", "abc"], "--web-port: not a port number: 'abc'"),
+        (["watch", "http://x", "hi", "--web-port", "70000"], "must be 0 to 65535, not 70000"),
+        (["watch", "http://x", "hi", "--timeout", "soon"], "--timeout: not a number: 'soon'"),
+        (["traces", "--http-port", "abc"], "--http-port: not a port number: 'abc'"),
+        (["traces", "--quiet-period", "x"], "--quiet-period: not a number: 'x'"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),
     ],
@@ -28,6 +33,7 @@ def test_usage_errors_are_one_line(
     [line] = err.splitlines()
     assert fragment in line
     assert line.endswith("(see --help)")
+    assert "invalid _" not in line  # never the name of a function of ours
 
 
 @pytest.mark.parametrize("command", ["watch", "demo"])

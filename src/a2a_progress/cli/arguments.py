@@ -74,9 +74,16 @@ def usage_error(args: argparse.Namespace, message: str) -> NoReturn:
     parser.error(message)
 
 
+def _number(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+
+
 def positive(value: str) -> float:
     """An argument type: a number greater than 0."""
-    number = float(value)
+    number = _number(value)
     if not number > 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, not {value}")
     return number
@@ -84,9 +91,23 @@ def positive(value: str) -> float:
 
 def non_negative(value: str) -> float:
     """An argument type: a number, 0 or more."""
-    number = float(value)
+    number = _number(value)
     if not number >= 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return number
+
+
+_MAX_PORT: Final = 65535
+
+
+def port(value: str) -> int:
+    """An argument type: a TCP port, 0 to 65535 (0: any free port)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
+    if not 0 <= number <= _MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be 0 to {_MAX_PORT}, not {number}")
     return number
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Final
 
-from a2a_progress.cli.arguments import Commands, positive
+from a2a_progress.cli.arguments import Commands, port, positive
 from a2a_progress.cli.errors import ExitCode
 
 DEFAULT_HTTP_PORT: Final = 4318
@@ -40,14 +40,14 @@ def register(commands: Commands) -> None:
     )
     traces.add_argument(
         "--http-port",
-        type=_port,
+        type=port,
         default=DEFAULT_HTTP_PORT,
         metavar="PORT",
         help="the OTLP/HTTP port, 0 for a free one (default: %(default)s)",
     )
     traces.add_argument(
         "--grpc-port",
-        type=_port,
+        type=port,
         default=DEFAULT_GRPC_PORT,
         metavar="PORT",
         help="the OTLP/gRPC port, 0 for a free one (default: %(default)s)",
@@ -87,16 +87,6 @@ def register(commands: Commands) -> None:
         help="traces kept in memory; past it the oldest open one is printed early "
         "(default: %(default)s)",
     )
-
-
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"must be 0 to 65535, not {port}")
-    return port
 
 
 def _count(value: str) -> int:

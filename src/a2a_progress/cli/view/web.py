@@ -15,20 +15,12 @@ import signal
 from collections.abc import AsyncIterator
 from typing import IO
 
+from a2a_progress.cli.arguments import port
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.view.sink import ProgressSink, Update
 from a2a_progress.web import ProgressRelay, serve_panel
 
 __all__ = ["WebPanel", "add_web_arguments", "web_panel", "web_port"]
-
-_MAX_PORT = 65535
-
-
-def _port(value: str) -> int:
-    number = int(value)
-    if not 0 <= number <= _MAX_PORT:
-        raise argparse.ArgumentTypeError(f"must be 0 to {_MAX_PORT}, not {value}")
-    return number
 
 
 def add_web_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +33,7 @@ def add_web_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--web-port",
-        type=_port,
+        type=port,
         metavar="P",
         help="serve the --web panel on this port (implies --web; default: a free port)",
     )
