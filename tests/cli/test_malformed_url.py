@@ -26,6 +26,7 @@ MALFORMED = [
     ("http://a\x1b[31m/", "control character"),
     ("http://host:1/\x07", "control character"),
     (" http://127.0.0.1:1 ", "did you mean 'http://127.0.0.1:1'?"),
+    ("http://127.0.0.1:1/caf\udce9", "bytes that are not UTF-8"),
 ]
 
 

@@ -20,6 +20,12 @@ from a2a_progress.cli.errors import ExitCode
         (["watch", "http://x", "hi", "--timeout", "soon"], "--timeout: not a number: 'soon'"),
         (["traces", "--http-port", "abc"], "--http-port: not a port number: 'abc'"),
         (["traces", "--quiet-period", "x"], "--quiet-period: not a number: 'x'"),
+        # Bytes a non-UTF-8 terminal wrote reach Python as lone surrogates: nothing can send them.
+        (["watch", "http://x", "caf\udce9"], "MESSAGE: is not valid UTF-8"),
+        (["watch", "http://x", "--subscribe", "t\udcff"], "--subscribe: is not valid UTF-8"),
+        (["watch", "http://x", "--poll", "t\udcff"], "--poll: is not valid UTF-8"),
+        (["cancel", "http://x", "t\udcff"], "TASK_ID: is not valid UTF-8"),
+        (["demo", "--message", "caf\udce9"], "--message: is not valid UTF-8"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),
     ],

@@ -74,6 +74,18 @@ def usage_error(args: argparse.Namespace, message: str) -> NoReturn:
     parser.error(message)
 
 
+def text(value: str) -> str:
+    """An argument type: text that can be sent. A command line in an encoding other than UTF-8
+    reaches Python as undecodable bytes (kept as lone surrogates), which no protocol carries."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(
+            "is not valid UTF-8 (is the terminal's encoding UTF-8?)"
+        ) from None
+    return value
+
+
 def _number(value: str) -> float:
     try:
         return float(value)

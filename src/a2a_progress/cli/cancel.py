@@ -17,7 +17,7 @@ from a2a.client import Client
 from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, TaskState
 
 from a2a_progress.cli.agent_client import agent_errors, fetch_card, only_transport, open_client
-from a2a_progress.cli.arguments import Commands, add_agent_arguments, usage_error
+from a2a_progress.cli.arguments import Commands, add_agent_arguments, text, usage_error
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
 from a2a_progress.cli.inert import inert
 from a2a_progress.cli.reach import check_agent_url
@@ -35,7 +35,7 @@ def register(commands: Commands) -> None:
         "watching with Ctrl-C). Exit 0 once it is canceled; 11 when it had already ended.",
     )
     add_agent_arguments(cancel)
-    cancel.add_argument("task_id", metavar="TASK_ID", help="the task to cancel")
+    cancel.add_argument("task_id", metavar="TASK_ID", type=text, help="the task to cancel")
 
 
 def _run(args: argparse.Namespace) -> int:

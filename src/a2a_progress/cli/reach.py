@@ -90,6 +90,8 @@ def _unparsable(url: str) -> str | None:
         return f"it has spaces around it; did you mean {url.strip()!r}?"
     if any(_is_control(char) for char in url):
         return "it holds a control character"
+    if any("\udc80" <= char <= "\udcff" for char in url):  # undecodable command-line bytes
+        return "it holds bytes that are not UTF-8 (is the terminal's encoding UTF-8?)"
     try:
         urlsplit(url)
     except ValueError:  # "Invalid IPv6 URL", "'zz' does not appear to be an IPv4 or IPv6 address"

@@ -38,6 +38,7 @@ from a2a_progress.cli.arguments import (
     Commands,
     add_agent_arguments,
     positive,
+    text,
     usage_error,
 )
 from a2a_progress.cli.console import output_console
@@ -74,7 +75,9 @@ def register(commands: Commands) -> None:
         "base URL or the URL of its agent card.",
     )
     add_agent_arguments(watch)
-    watch.add_argument("message", metavar="MESSAGE", nargs="?", help="the message to send")
+    watch.add_argument(
+        "message", metavar="MESSAGE", nargs="?", type=text, help="the message to send"
+    )
     watch.add_argument(
         "--json",
         action="store_true",
@@ -82,11 +85,15 @@ def register(commands: Commands) -> None:
     )
     follow = watch.add_mutually_exclusive_group()
     follow.add_argument(
-        "--subscribe", metavar="TASK_ID", help="attach to a running task instead of sending"
+        "--subscribe",
+        metavar="TASK_ID",
+        type=text,
+        help="attach to a running task instead of sending",
     )
     follow.add_argument(
         "--poll",
         metavar="TASK_ID",
+        type=text,
         nargs="?",
         const="",
         help="follow TASK_ID by polling GetTask (coarse: from the task's history); without "

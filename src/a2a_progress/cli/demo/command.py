@@ -10,6 +10,7 @@ from a2a_progress.cli.arguments import (
     Commands,
     non_negative,
     positive,
+    text,
     usage_error,
 )
 from a2a_progress.cli.console import output_console
@@ -45,7 +46,7 @@ def register(commands: Commands) -> None:
         help="scale the callee's pauses: 0.5 is twice as fast, 0 has none (default: 1)",
     )
     demo.add_argument("--transport", choices=TRANSPORT_CHOICES, help="call the callee over this")
-    demo.add_argument("--message", help="ask this instead of the demo question")
+    demo.add_argument("--message", type=text, help="ask this instead of the demo question")
     demo.add_argument(
         "--remote",
         metavar="URL",
