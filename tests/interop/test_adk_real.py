@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from a2a.client import A2ACardResolver
+from a2a.client.client import ClientCallContext
 from a2a.types import TaskState
 from opentelemetry.sdk.trace import ReadableSpan
 
@@ -28,6 +29,9 @@ from support.spans import caller_spans
 pytestmark = pytest.mark.adk
 
 QUESTION = "Why did deploy 4812 fail?"
+# Asking for this extension switches ADK to its newer executor, which sends every event of the
+# agent as an artifact update instead of a WORKING status message.
+ADK_ARTIFACT_MODE = "https://google.github.io/adk-docs/a2a/a2a-extension/"
 
 
 async def card_of(url: str) -> Any:
@@ -35,13 +39,17 @@ async def card_of(url: str) -> Any:
         return await A2ACardResolver(http, url).get_agent_card()
 
 
-async def test_follow_shows_each_adk_tool_call_and_thought() -> None:
+@pytest.mark.parametrize("mode", ["status updates", "artifact updates"])
+async def test_follow_shows_each_adk_tool_call_and_thought(mode: str) -> None:
     from interop.adk_agent import ANSWER, METRICS_ERROR, SECOND_THOUGHT, THOUGHT, serve_adk_agent
 
+    context = None
+    if mode == "artifact updates":
+        context = ClientCallContext(service_parameters={"A2A-Extensions": ADK_ARTIFACT_MODE})
     async with serve_adk_agent() as served:
         card = await card_of(served.url)
         async with create_client(card) as client:
-            stream = client.send_message(user_message(QUESTION))
+            stream = client.send_message(user_message(QUESTION), context=context)
             updates = [update async for update in follow(stream)]
 
     progress = [u for u in updates if isinstance(u, ProgressUpdate)]
