@@ -166,7 +166,12 @@ class TurnTelemetry:
         self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
         self._span_events = EventBuffer(span, self._config.max_events_per_span)
-        self._assembler = ProgressAssembler(on_outcome=self._count_outcome)
+        # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
+        # its own tools, and spans read back from its updates would double each of them.
+        self._assembler = ProgressAssembler(
+            on_outcome=self._count_outcome,
+            dialects=None if observer == conv.OBSERVER_CALLER else "none",
+        )
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
         self._context = trace.set_span_in_context(span)
