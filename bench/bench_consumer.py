@@ -1,6 +1,6 @@
 """consumer_throughput and consumer_memory: the caller-side assembler under heavy traffic.
 
-Throughput: one :class:`ProgressAssembler` is fed 1M working updates over 1,000 tool-call streams
+Throughput: one :class:`ProgressAssembler` is fed 600k working updates over 1,000 tool-call streams
 (100 live turns of 10 streams, 5% duplicates, 5% reordered; workload.py). The run is cut into
 slices; each slice is timed through the assembler and, on a fresh copy of the same events,
 through ``carrier.read_envelope`` alone (what any reader must do anyway), alternating between
