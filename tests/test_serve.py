@@ -297,6 +297,28 @@ async def test_serve_forever_stops_on_sigterm() -> None:
     assert signal.getsignal(signal.SIGTERM) == sigterm_before
 
 
+async def test_serve_forever_gives_back_the_sigterm_handler_it_found() -> None:
+    # E.g. the instrumentor's flush-then-exit handler: the loop's own removal would leave SIG_DFL.
+    calls: list[int] = []
+
+    def earlier_handler(signum: int, frame: object) -> None:
+        calls.append(signum)
+
+    before = signal.signal(signal.SIGTERM, earlier_handler)
+    try:
+        port = free_port()
+        server = asyncio.create_task(
+            serve_forever(progress_agent(), http_port=port, grpc_port=None)
+        )
+        await wait_until_serving(f"http://127.0.0.1:{port}", alive=lambda: not server.done())
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.wait_for(server, 5)
+        assert calls == [], "while serving, SIGTERM stops the server"
+        assert signal.getsignal(signal.SIGTERM) is earlier_handler
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 async def test_client_closes_its_http_connections(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -179,6 +179,9 @@ async def serve_forever(executor: AgentExecutor, **options: Unpack[ServeOptions]
     """
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # The loop's removal sets SIG_DFL; whatever was installed before (e.g. the instrumentor's
+    # flush-then-exit handler) must come back after serving.
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         loop.add_signal_handler(signal.SIGTERM, stop.set)
         on_sigterm = True
@@ -200,6 +203,8 @@ async def serve_forever(executor: AgentExecutor, **options: Unpack[ServeOptions]
     finally:
         if on_sigterm:
             loop.remove_signal_handler(signal.SIGTERM)
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
 
 def _listen(host: str, port: int) -> socket.socket:
