@@ -12,6 +12,7 @@ import subprocess
 import sys
 from contextlib import ExitStack
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from user_processes import INSTRUMENT, Span, TracesCommand, read_otlp_json, started, terminate
@@ -45,18 +46,41 @@ def _one(spans: list[Span], name: str, service: str, **attributes: str) -> Span:
     return found[0]
 
 
+# a2a-sdk spans the README says start a trace of their own: a subscriber queue closed by the
+# garbage collector after the request, the handler closed at shutdown, the caller's client closed
+# after its call.
+SDK_OUTSIDE_ANY_CALL = {
+    "a2a.server.events.event_queue_v2.EventQueueSource.remove_sink",
+    "a2a.server.request_handlers.default_request_handler_v2.DefaultRequestHandlerV2.aclose",
+    "a2a.client.transports.jsonrpc.JsonRpcTransport.close",
+}
+
+
+class Chain(NamedTuple):
+    """How the agents call each other, are served, end on SIGTERM, and trace a2a-sdk."""
+
+    a_to_b: str
+    b_to_c: str
+    serve: str
+    exit_status: int
+    sdk_tracing: bool = False
+
+
 @pytest.mark.parametrize(
-    ("a_to_b", "b_to_c", "serve", "exit_status"),
+    "chain",
     [
-        ("jsonrpc", "jsonrpc", "readme", 0),
-        ("rest", "grpc", "readme", 0),
+        Chain("jsonrpc", "jsonrpc", "readme", 0),
+        Chain("rest", "grpc", "readme", 0),
         # uvicorn re-raises SIGTERM after its graceful shutdown: killed by it, as without OTel.
-        ("jsonrpc", "rest", "uvicorn", -signal.SIGTERM),
+        Chain("jsonrpc", "rest", "uvicorn", -signal.SIGTERM),
+        Chain("jsonrpc", "grpc", "readme", 0, sdk_tracing=True),
     ],
+    ids=lambda chain: "-".join(str(part) for part in chain),
 )
 def test_one_trace_across_three_agents_and_nothing_lost_on_sigterm(
-    tmp_path: Path, a_to_b: str, b_to_c: str, serve: str, exit_status: int
+    tmp_path: Path, chain: Chain
 ) -> None:
+    a_to_b, b_to_c, serve, exit_status, sdk_tracing = chain
     traces = TracesCommand(tmp_path)
     ports = {name: (free_port(), free_port()) for name in "abc"}
     nexts = {"a": ("b", a_to_b), "b": ("c", b_to_c), "c": None}
@@ -67,12 +91,20 @@ def test_one_trace_across_three_agents_and_nothing_lost_on_sigterm(
             command += ["--port", str(ports[name][0]), "--grpc-port", str(ports[name][1])]
             if (hop := nexts[name]) is not None:
                 command += ["--next", f"http://127.0.0.1:{ports[hop[0]][0]}", "--transport", hop[1]]
-            env = traces.environment(f"{name}-agent", OTEL_BSP_SCHEDULE_DELAY="60000")
+            env = traces.environment(
+                f"{name}-agent",
+                OTEL_BSP_SCHEDULE_DELAY="60000",
+                OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=str(sdk_tracing).lower(),
+            )
             log = tmp_path / f"{name}.log"
             agents[name] = stack.enter_context(started(command, log, ports[name][0], env))
         caller = subprocess.run(
             [INSTRUMENT, sys.executable, CALLER, f"http://127.0.0.1:{ports['a'][0]}", "go"],
-            env=traces.environment("caller", OTEL_PYTHON_DISABLED_INSTRUMENTATIONS="httpx"),
+            env=traces.environment(
+                "caller",
+                OTEL_PYTHON_DISABLED_INSTRUMENTATIONS="httpx",
+                OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=str(sdk_tracing).lower(),
+            ),
             capture_output=True,
             text=True,
             timeout=60,
@@ -86,6 +118,10 @@ def test_one_trace_across_three_agents_and_nothing_lost_on_sigterm(
     spans = read_otlp_json(traces.directory)
     ours = [s for s in spans if s.scope != "a2a-python-sdk"]
     assert {s.trace_id for s in ours} == {ours[0].trace_id}, "one trace across A -> B -> C"
+    sdk = [s for s in spans if s.scope == "a2a-python-sdk"]
+    assert bool(sdk) == sdk_tracing
+    elsewhere = {s.name for s in sdk if s.trace_id != ours[0].trace_id}
+    assert elsewhere <= SDK_OUTSIDE_ANY_CALL
     by_id = {s.span_id: s for s in spans}
     tools = {}
     for name in "abc":
