@@ -45,3 +45,21 @@ async def test_subscribe_to_a_finished_task_shows_its_final_state(
     assert result.code == 0, result.stderr
     assert "outcome: completed" in result.stdout
     assert f"  {GatedAgent.REPLY}" in result.stdout.splitlines()
+
+
+async def test_an_attached_turn_does_not_claim_to_know_how_long_it_ran(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The task ran before we attached: the time we watched is not the turn's duration.
+    agent = GatedAgent()
+    async with serve_agent(agent) as served:
+        task_id = await start_task(served.card_for("jsonrpc"))
+        await agent.reached.wait()
+        cli = RunningCli(monkeypatch, ["watch", served.http_url, "--subscribe", task_id])
+        await cli.wait_for_stdout(GatedAgent.BEFORE)
+        agent.release.set()
+        result = await cli.result()
+    assert result.code == 0, result.stderr
+    [summary] = [line for line in result.stdout.splitlines() if line.startswith("outcome: ")]
+    assert summary.startswith("outcome: completed (attached: watched for ")
+    assert " in " not in summary

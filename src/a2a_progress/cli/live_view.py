@@ -27,6 +27,7 @@ def LiveView(  # noqa: N802 - it was a class and is used like one: `with LiveVie
     title: str = "",
     tail: int = DEFAULT_TAIL,
     clock: Callable[[], float] = time.monotonic,
+    attached: bool = False,
 ) -> TurnView:
     """The view of one turn on ``console``; use it as a context manager around the updates.
 
@@ -36,6 +37,8 @@ def LiveView(  # noqa: N802 - it was a class and is used like one: `with LiveVie
         title: the tree's root label (e.g. the agent's name).
         tail: how many of the latest output lines to keep under a tool call.
         clock: seconds, monotonic; durations are as the caller sees them.
+        attached: the turn was running before it was watched (``--subscribe`` / ``--poll``
+            TASK_ID): its summary says how long it was watched, not a made-up duration.
     """
     view = PlainLines if (not console.is_terminal if plain is None else plain) else LiveTree
-    return view(console, title=title, tail=tail, clock=clock)
+    return view(console, title=title, tail=tail, clock=clock, attached=attached)

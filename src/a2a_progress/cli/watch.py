@@ -255,7 +255,9 @@ async def _watch(
                     )
                 else:
                     _announce(console, card, options, ended)
-                    with LiveView(console, title=card.name or options.url) as view:
+                    attached = options.subscribe is not None or bool(options.poll)
+                    title = card.name or options.url
+                    with LiveView(console, title=title, attached=attached) as view:
                         outcome = await follow_turn(
                             client, events, panel.tee(view), url=options.url, task=task
                         )

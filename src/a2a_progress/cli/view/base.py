@@ -26,6 +26,8 @@ class TurnView(ABC):
         title: the turn's heading (e.g. the agent's name; shown inert).
         tail: how many of the latest output lines to keep under a tool call.
         clock: seconds, monotonic; durations are as the caller sees them.
+        attached: the turn was already running when it was attached to (``--subscribe``,
+            ``--poll TASK_ID``): the outcome says how long it was watched, not a duration.
     """
 
     plain: ClassVar[bool]
@@ -38,10 +40,11 @@ class TurnView(ABC):
         title: str = "",
         tail: int = DEFAULT_TAIL,
         clock: Callable[[], float] = time.monotonic,
+        attached: bool = False,
     ) -> None:
         self.console = console
         self.title = inert(title, one_line=True)
-        self.model = TurnModel(max(1, tail), clock)
+        self.model = TurnModel(max(1, tail), clock, attached=attached)
         # A live view's refresh thread renders while the event loop feeds updates.
         self._lock = threading.Lock()
 

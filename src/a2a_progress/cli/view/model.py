@@ -185,10 +185,13 @@ class TurnModel:
     Args:
         tail: how many of the latest output lines to keep under a tool call.
         clock: seconds, monotonic; durations are as the caller sees them.
+        attached: the turn was running before it was watched (``--subscribe`` / ``--poll``
+            TASK_ID): its duration is unknown, only how long it was watched.
     """
 
     tail: int
     clock: Callable[[], float]
+    attached: bool = False
     nodes: list[CallNode | NoteNode] = field(default_factory=list)
     calls: dict[int, CallNode] = field(default_factory=dict)
     task_id: str = ""  # inert, like every agent text here
@@ -301,7 +304,10 @@ class TurnModel:
         took = duration(now - self.started)
         if not outcome.terminal and label not in TERMINAL_STYLES:
             return f"stream ended before the task did (last state: {label}) after {took}", "yellow"
-        if outcome.duration is not None:
+        if self.attached and not outcome.replayed:
+            # Its first status seen is not its start: a duration from it would be made up.
+            when = f"(attached: watched for {took})"
+        elif outcome.duration is not None:
             when = f"in {duration(outcome.duration)}"
         elif outcome.replayed:
             when = "(replayed from its history; duration unknown)"
