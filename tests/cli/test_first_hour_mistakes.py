@@ -31,13 +31,20 @@ async def test_an_empty_message_is_refused_before_anything_is_sent(
         result = await run_cli(monkeypatch, "watch", listener.url, "")
         blank = await run_cli(monkeypatch, "watch", listener.url, "   ")
         empty_task = await run_cli(monkeypatch, "watch", listener.url, "--subscribe", "")
+        empty_polls = [
+            await run_cli(monkeypatch, "watch", listener.url, "--poll", task_id)
+            for task_id in ("", "   ")
+        ]
+        blank_task = await run_cli(monkeypatch, "watch", listener.url, "--subscribe", "  ")
         assert listener.connections == 0
     for refused in (result, blank):
         assert refused.code == ExitCode.USAGE
         [line] = refused.stderr.splitlines()
         assert "MESSAGE is empty" in line
-    assert empty_task.code == ExitCode.USAGE
-    assert "--subscribe needs a TASK_ID" in empty_task.stderr
+    for empty, flag in ((empty_task, "--subscribe"), (blank_task, "--subscribe")):
+        empty.assert_one_line_error(ExitCode.USAGE, f"{flag} needs a TASK_ID")
+    for empty in empty_polls:
+        empty.assert_one_line_error(ExitCode.USAGE, "--poll needs a TASK_ID, not an empty string")
 
 
 @pytest.mark.parametrize(

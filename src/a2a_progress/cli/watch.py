@@ -63,6 +63,11 @@ __all__ = ["WatchOptions", "register", "run_watch", "user_message"]
 DEFAULT_INTERVAL: Final = 1.0
 
 
+# `--poll` given without TASK_ID: send MESSAGE, then poll the task it starts (`--poll ""` is a
+# TASK_ID left empty by mistake, refused like `--subscribe ""`).
+_SEND_THEN_POLL: Final = object()
+
+
 def register(commands: Commands) -> None:
     """Add ``watch`` to the command line."""
     watch = commands.add(
@@ -95,7 +100,7 @@ def register(commands: Commands) -> None:
         metavar="TASK_ID",
         type=text,
         nargs="?",
-        const="",
+        const=_SEND_THEN_POLL,
         help="follow TASK_ID by polling GetTask (coarse: from the task's history); without "
         "TASK_ID, send MESSAGE without streaming and poll the task it starts",
     )
@@ -109,16 +114,20 @@ def register(commands: Commands) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    attach = args.subscribe is not None or bool(args.poll)
-    if args.subscribe is not None and not args.subscribe.strip():
-        usage_error(args, "--subscribe needs a TASK_ID, not an empty string")
+    send_then_poll = args.poll is _SEND_THEN_POLL
+    polled: str | None = None if send_then_poll else args.poll  # a TASK_ID as typed
+    poll = "" if send_then_poll else polled
+    attach = args.subscribe is not None or bool(poll)
+    for flag, task_id in (("--subscribe", args.subscribe), ("--poll", polled)):
+        if task_id is not None and not task_id.strip():
+            usage_error(args, f"{flag} needs a TASK_ID, not an empty string")
     if attach and args.message is not None:
         usage_error(args, "give MESSAGE or a TASK_ID to follow, not both")
     if not attach and args.message is None:
         usage_error(args, "MESSAGE is required (or --subscribe TASK_ID / --poll TASK_ID)")
     if args.message is not None and not args.message.strip():
         usage_error(args, "MESSAGE is empty: say what the agent should do")
-    if args.interval is not None and args.poll is None:
+    if args.interval is not None and poll is None:
         usage_error(args, "--interval needs --poll (streaming and --subscribe do not poll)")
     check_agent_url(args.url)
     options = WatchOptions(
@@ -127,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
         transport=args.transport,
         json=args.json,
         subscribe=args.subscribe,
-        poll=args.poll,
+        poll=poll,
         interval=DEFAULT_INTERVAL if args.interval is None else args.interval,
         headers=dict(args.header),
         timeout=args.timeout,
