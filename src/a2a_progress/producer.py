@@ -62,18 +62,20 @@ _RECENT_TEXTS: Final = 64
 _recently_redacted: dict[str, Redactor] = {}
 
 
-# The envelope of the working update this task's emitter is enqueuing: the callee's bridge sees
-# the event inside that same enqueue call and takes it from here (handed_envelope()).
-_handoff: contextvars.ContextVar[list[Envelope] | None] = contextvars.ContextVar(
+# The envelope (and text fallback) of the working update this task's emitter is enqueuing: the
+# callee's bridge sees the event inside that same enqueue call and takes it from here
+# (handed_envelope()).
+_handoff: contextvars.ContextVar[list[tuple[Envelope, str]] | None] = contextvars.ContextVar(
     "a2a_progress_handoff", default=None
 )
 
 
-def handed_envelope() -> Envelope | None:
-    """The envelope this task's emitter is enqueuing right now (once), else None.
+def handed_envelope() -> tuple[Envelope, str] | None:
+    """The envelope this task's emitter is enqueuing right now and its text fallback (once),
+    else None.
 
-    The emitter built the update's lone Part from it, so the callee's OpenTelemetry bridge,
-    which sees the update inside the same enqueue call, need not decode it again.
+    The emitter built the update's lone Part from them, so the callee's OpenTelemetry bridge,
+    which sees the update inside the same enqueue call, need not read it again.
     """
     held = _handoff.get()
     return held.pop() if held else None
@@ -434,10 +436,10 @@ class ProgressEmitter:
             envelope = Envelope(
                 kind=kind, seq=seq, payload=payload, status=status, stream_key=stream_key
             )
-            handed: list[Envelope] = []
+            handed: list[tuple[Envelope, str]] = []
             try:
                 part = envelope_part(encode(envelope), fallback)
-                handed.append(envelope)
+                handed.append((envelope, fallback))
             except OversizeEnvelopeError:
                 part = text_part(split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
             token = _handoff.set(handed)

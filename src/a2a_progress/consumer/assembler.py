@@ -171,6 +171,37 @@ class ProgressAssembler:
             self._evicted = []
         return updates
 
+    def feed_working(
+        self,
+        task_id: str,
+        context_id: str,
+        status: TaskStatus,
+        envelope: Envelope,
+        fallback: str,
+    ) -> list[Update]:
+        """:meth:`feed` of a WORKING status update whose message is one Part carrying
+        ``envelope`` beside the text ``fallback``, without reading them from the event again.
+
+        For whoever built that event a moment earlier (the callee's OpenTelemetry bridge gets
+        the envelope and fallback from the emitter that enqueued it): same rules, outcomes and
+        updates as :meth:`feed`; :attr:`last_event` becomes None (there is no view).
+        """
+        self._last_event = None
+        self._last = _NONE
+        turn = self._turns.get(task_id) or self._turn(task_id, context_id)
+        updates: list[Update] = []
+        if turn is not None:
+            turn.state = _WORKING
+            if turn.awaiting_start:
+                turn.note_time(status, last_chance=True)
+            update = self._envelope(turn, envelope, fallback, status, False, None)
+            if update is not None:
+                updates.append(update)
+        if self._evicted:
+            updates[:0] = self._evicted
+            self._evicted = []
+        return updates
+
     def close(
         self, reason: EndReason = EndReason.STREAM_CLOSED, *, task_ids: Iterable[str] | None = None
     ) -> list[TurnOutcome]:

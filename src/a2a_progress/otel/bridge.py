@@ -59,6 +59,8 @@ _ERROR_REASONS: Final = frozenset(
 _FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
 
 _DUPLICATE: Final = Outcome.DUPLICATE.value
+_ACCEPTED: Final = Outcome.ACCEPTED
+_WORKING: Final = TaskState.TASK_STATE_WORKING
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
 _NAME_CACHE_SIZE: Final = 1024
 
@@ -213,9 +215,22 @@ class TurnTelemetry:
         self._opened = None
         try:
             # The callee's own emitter hands over the envelope of the update it is enqueuing.
-            envelope = handed_envelope() if self._callee else None
-            updates = self._assembler.feed(event, envelope=envelope)
-            self._note_ids()
+            handed = handed_envelope() if self._callee else None
+            if (
+                handed is not None
+                and type(event) is StatusUpdate
+                and (status := event.status).state == _WORKING
+            ):
+                # Its WORKING update: everything the assembler reads from it is known already.
+                task_id, context_id = event.task_id, event.context_id
+                updates = self._assembler.feed_working(task_id, context_id, status, *handed)
+                self._note_ids(task_id, context_id, _WORKING)
+            else:
+                envelope = None if handed is None else handed[0]
+                updates = self._assembler.feed(event, envelope=envelope)
+                view = self._assembler.last_event
+                if view is not None:
+                    self._note_ids(view.task_id, view.context_id, view.state)
             for update in updates:
                 if isinstance(update, TurnOutcome):
                     self._close_calls(update.closed)
@@ -286,12 +301,8 @@ class TurnTelemetry:
             name = self._names[text] = peer_name(text, self._config.redactor)
         return name
 
-    def _note_ids(self) -> None:
-        """Label the turn with the ids and state of the event just fed, as the assembler read it."""
-        view = self._assembler.last_event
-        if view is None:
-            return
-        task_id, context_id, state = view.task_id, view.context_id, view.state
+    def _note_ids(self, task_id: str, context_id: str, state: int | None) -> None:
+        """Label the turn with the ids and state of the event just fed."""
         if task_id and self._task_id is None:
             self._task_id = self._name(task_id)
             self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
@@ -302,16 +313,19 @@ class TurnTelemetry:
             self._state = state
 
     def _count_outcome(self, outcome: Outcome) -> None:
-        # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
-        self._counts.outcome(_DUPLICATE if outcome in DISCARDS else outcome._value_)
+        # An accepted envelope is counted with its kind, in _progress(): the assembler returns
+        # exactly one (not degraded) update for each one it reports accepted.
+        if outcome is not _ACCEPTED:
+            # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
+            self._counts.outcome(_DUPLICATE if outcome in DISCARDS else outcome._value_)
 
     # -- progress ------------------------------------------------------------------------------
 
     def _progress(self, update: ProgressUpdate) -> None:
         envelope = update.envelope
-        if not update.degraded:  # its outcome is counted by _count_outcome
+        if not update.degraded:  # a degraded one's outcome is counted by _count_outcome
             # _value_, not .value: the enum property costs more than the count itself.
-            self._counts.kind(envelope.kind._value_)
+            self._counts.accepted(envelope.kind._value_)
         call, closed = update.call, update.closed
         if closed:
             self._close_calls([other for other in closed if other is not call])

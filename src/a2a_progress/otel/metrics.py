@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from opentelemetry.metrics import Meter
 
+from a2a_progress.consumer import Outcome
 from a2a_progress.otel import conventions as conv
+
+_ACCEPTED: Final = Outcome.ACCEPTED.value
 
 
 class BridgeMetrics:
@@ -52,7 +57,15 @@ class TurnCounts:
     summed locally and added every ``flush_every`` envelopes and when the turn ends.
     """
 
-    __slots__ = ("_flush_every", "_kinds", "_metrics", "_observer", "_outcomes", "_pending")
+    __slots__ = (
+        "_accepted",
+        "_flush_every",
+        "_kinds",
+        "_metrics",
+        "_observer",
+        "_outcomes",
+        "_pending",
+    )
 
     def __init__(self, metrics: BridgeMetrics, observer: str, flush_every: int = 256) -> None:
         self._metrics = metrics
@@ -60,6 +73,7 @@ class TurnCounts:
         self._flush_every = flush_every
         self._outcomes: dict[str, int] = {}
         self._kinds: dict[str, int] = {}
+        self._accepted = 0
         self._pending = 0
 
     def outcome(self, outcome: str) -> None:
@@ -67,9 +81,11 @@ class TurnCounts:
         self._outcomes[outcome] = self._outcomes.get(outcome, 0) + 1
         self._tick()
 
-    def kind(self, kind: str) -> None:
-        """Count one accepted envelope of this kind."""
+    def accepted(self, kind: str) -> None:
+        """Count one accepted envelope of this kind (outcome ``accepted`` and its kind at once:
+        this runs for almost every update)."""
         self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        self._accepted += 1
         self._tick()
 
     def _tick(self) -> None:
@@ -79,8 +95,10 @@ class TurnCounts:
 
     def flush(self) -> None:
         """Add what was counted since the last flush to the counters."""
-        outcomes, kinds = self._outcomes, self._kinds
-        self._outcomes, self._kinds, self._pending = {}, {}, 0
+        outcomes, kinds, accepted = self._outcomes, self._kinds, self._accepted
+        self._outcomes, self._kinds, self._accepted, self._pending = {}, {}, 0, 0
+        if accepted:
+            self._metrics.count_envelopes(_ACCEPTED, self._observer, accepted)
         for outcome, count in outcomes.items():
             self._metrics.count_envelopes(outcome, self._observer, count)
         for kind, count in kinds.items():
