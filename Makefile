@@ -23,7 +23,7 @@ ADK_VENV := .venv-adk
 ADK_STAMP := $(ADK_VENV)/.installed
 ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 
-.PHONY: venv test lint typecheck unit docs test-lowest test-adk demo bench fuzz clean
+.PHONY: venv system-deps test lint typecheck unit docs test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,12 +33,28 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# What the suite needs from Debian: Chromium for the browser tests (tests/web; never a browser
+# download), a compose CLI to validate docker-compose.yml. Installed only where missing, as root.
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	{ docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1; } \
+		|| missing="$$missing docker-compose"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "make test needs Debian packages:$$missing (run: sudo apt-get install$$missing)"; \
+			exit 1; \
+		fi; \
+		echo "installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench fuzz
-	$(BIN)/ruff format --check src
+	$(BIN)/ruff check src tests bench fuzz examples
+	$(BIN)/ruff format --check src examples
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict src
+	$(BIN)/mypy --strict src examples
 
 unit: $(STAMP)
 	$(BIN)/pytest
@@ -69,7 +85,7 @@ test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(google-adk|a2a-sdk|opentelemetry-(api|sdk))='
 	$(ADK_VENV)/bin/pytest -p no:cacheprovider -m adk tests/interop
 
-test: lint typecheck docs unit test-lowest test-adk
+test: system-deps lint typecheck docs unit test-lowest test-adk
 
 demo: $(STAMP)
 	$(BIN)/a2a-progress demo
