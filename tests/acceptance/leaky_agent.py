@@ -5,15 +5,18 @@ import argparse
 import asyncio
 import contextlib
 
-from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
 from credentials import CASES, PLAIN
+from readme_agent import ChainAgent
 
 from a2a_progress import ProgressEmitter, open_task
 from a2a_progress.serving import serve_forever
 
 
-class LeakyAgent(AgentExecutor):
+class LeakyAgent(ChainAgent):
+    """The README agent's cancel(); an execute() that prints credentials."""
+
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = await open_task(context, event_queue)
         async with ProgressEmitter(updater) as progress:
@@ -30,14 +33,14 @@ class LeakyAgent(AgentExecutor):
                 await progress.text(text)
             await progress.complete("done")
 
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        task_id, context_id = context.task_id or "", context.context_id or ""
-        await ProgressEmitter.for_task(event_queue, task_id, context_id).cancel()
-
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     port = parser.parse_args().port
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_forever(LeakyAgent(), name="leaky", http_port=port, grpc_port=None))
+        asyncio.run(
+            serve_forever(
+                LeakyAgent("leaky", None, "jsonrpc"), name="leaky", http_port=port, grpc_port=None
+            )
+        )

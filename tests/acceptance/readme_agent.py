@@ -32,8 +32,11 @@ tracer = trace.get_tracer("readme-agent")
 class ChainAgent(AgentExecutor):
     """Thinks, runs ``tool_<name>`` (own span inside, maybe a call to the next agent), replies."""
 
-    def __init__(self, name: str, next_url: str | None, transport: Transport) -> None:
+    def __init__(
+        self, name: str, next_url: str | None, transport: Transport, tool_seconds: float = 0.0
+    ) -> None:
         self.name, self.next_url, self.transport = name, next_url, transport
+        self.tool_seconds = tool_seconds
 
     async def ask_next(self, next_url: str) -> str:
         async with httpx.AsyncClient() as http:
@@ -51,6 +54,7 @@ class ChainAgent(AgentExecutor):
             await progress.thinking(f"{self.name} looks into it")
             async with progress.tool_call(f"tool_{self.name}", tool_call_id=f"call-{self.name}"):
                 with tracer.start_as_current_span(f"{self.name} own work"):
+                    await asyncio.sleep(self.tool_seconds)
                     answer = f"{self.name} did it"
                     if self.next_url:
                         answer += " / " + await self.ask_next(self.next_url)
@@ -95,8 +99,9 @@ def main() -> None:
     parser.add_argument("--next")
     parser.add_argument("--transport", default="jsonrpc", choices=["jsonrpc", "rest", "grpc"])
     parser.add_argument("--serve", default="readme", choices=["readme", "uvicorn"])
+    parser.add_argument("--tool-seconds", type=float, default=0.0, help="how long the tool works")
     args = parser.parse_args()
-    agent = ChainAgent(args.name, args.next, args.transport)
+    agent = ChainAgent(args.name, args.next, args.transport, args.tool_seconds)
     if args.serve == "uvicorn":
         serve_with_plain_uvicorn(agent, args.name, args.port)
         return

@@ -19,7 +19,8 @@ from user_processes import A2A_PROGRESS, WITH_CTRL_C, started
 
 from support.processes import free_port
 
-SLOW_AGENT = str(Path(__file__).parent / "slow_agent.py")
+AGENT = str(Path(__file__).parent / "readme_agent.py")
+SLOW = ["--name", "slow", "--tool-seconds", "60"]
 
 
 class _Agent:
@@ -30,7 +31,7 @@ class _Agent:
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Agent]:
     port, grpc_port = free_port(), free_port()
-    command = [sys.executable, SLOW_AGENT, "--port", str(port), "--grpc-port", str(grpc_port)]
+    command = [sys.executable, AGENT, *SLOW, "--port", str(port), "--grpc-port", str(grpc_port)]
     log = tmp_path_factory.mktemp("agent") / "agent.log"
     with started(command, log, port) as process:
         yield _Agent(f"http://127.0.0.1:{port}", grpc_port)

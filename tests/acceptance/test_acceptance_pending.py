@@ -16,8 +16,9 @@ from user_processes import A2A_PROGRESS, INSTRUMENT, started, terminate
 from a2a_progress.otlp import OtlpReceiver
 from support.processes import free_port
 
-SLOW_AGENT = str(Path(__file__).parent / "slow_agent.py")
-MARKER = "execute_tool long_job (in progress)"
+AGENT = str(Path(__file__).parent / "readme_agent.py")
+SLOW = ["--name", "slow", "--tool-seconds", "60"]
+MARKER = "execute_tool tool_slow (in progress)"
 
 
 def test_a_running_tool_is_announced_at_once_and_no_span_is_sent_twice(tmp_path: Path) -> None:
@@ -34,7 +35,7 @@ def test_a_running_tool_is_announced_at_once_and_no_span_is_sent_twice(tmp_path:
             "OTEL_BSP_SCHEDULE_DELAY": "60000",
             "OTEL_INSTRUMENTATION_A2A_PROGRESS_PENDING_SPANS": "true",
         }
-        command = [INSTRUMENT, sys.executable, SLOW_AGENT, "--port", str(port)]
+        command = [INSTRUMENT, sys.executable, AGENT, *SLOW, "--port", str(port)]
         command += ["--grpc-port", str(free_port())]
         with started(command, tmp_path / "agent.log", port, env) as agent:
             url = f"http://127.0.0.1:{port}"
@@ -47,7 +48,7 @@ def test_a_running_tool_is_announced_at_once_and_no_span_is_sent_twice(tmp_path:
             markers = receiver.wait_for_spans(
                 lambda spans: any(span.name == MARKER for span in spans), timeout=30
             )
-            assert not any(span.name == "execute_tool long_job" for span in markers)
+            assert not any(span.name == "execute_tool tool_slow" for span in markers)
             task_id = next(s for s in markers if s.name == MARKER).attributes["a2a.task.id"]
             cancel = subprocess.run(
                 [A2A_PROGRESS, "cancel", url, str(task_id)],
@@ -64,7 +65,7 @@ def test_a_running_tool_is_announced_at_once_and_no_span_is_sent_twice(tmp_path:
         spans = receiver.spans()
     counts = collections.Counter(span.span_id for span in spans)
     assert [span_id for span_id, count in counts.items() if count > 1] == []
-    tool = next(span for span in spans if span.name == "execute_tool long_job")
+    tool = next(span for span in spans if span.name == "execute_tool tool_slow")
     marker = next(span for span in spans if span.name == MARKER)
     assert marker.parent_span_id == tool.span_id
     assert marker.start_time_unix_nano == marker.end_time_unix_nano

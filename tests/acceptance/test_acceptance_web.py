@@ -14,18 +14,9 @@ from playwright.sync_api import sync_playwright
 from user_processes import A2A_PROGRESS, WITH_CTRL_C, started
 
 from support.processes import free_port
+from support.web import BROWSER_ARGS, CHROMIUM
 
 AGENT = str(Path(__file__).parent / "plain_sdk_agent.py")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # The panel's text: its shadow root when it has one, else its light DOM.
 PANEL_TEXT = """() => {
     const panel = document.querySelector('a2a-progress-panel');
@@ -61,9 +52,7 @@ def test_watch_web_shows_an_untuned_agents_turn_and_keeps_its_text_inert(tmp_pat
         assert page_url is not None, "the page's URL on a line of its own"
         dialogs: list[str] = []
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS
-            )
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
             page = browser.new_page()
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.goto(page_url)
