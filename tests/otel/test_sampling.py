@@ -7,9 +7,11 @@ caller's trace id down to the tool's code) and the metrics count what a sampled 
 ``redacted``, which counts content masked for a span event: there is none).
 """
 
+import contextlib
 from collections.abc import Iterator
 
 import pytest
+from a2a.utils.errors import InternalError
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -22,11 +24,14 @@ from otel_support import (
     Telemetry,
     abort,
     call,
+    cancel,
     complete,
     done,
     env,
     events,
+    fail,
     pipelines,
+    raise_,
     raw,
     serving,
     start,
@@ -192,3 +197,54 @@ async def test_the_callee_does_not_scan_again_what_its_emitter_masked(
     for observer in SIDES:
         contents = [e[conv.CONTENT] for e in events(telemetry.turn_span(observer))]
         assert contents == [f"deploy with password={MASK}", "rolling out"]
+
+
+def mixed_script(ending: Step) -> list[Step]:
+    """The emitter's updates mixed with hand-written ones on the same streams, then ``ending``."""
+    return [
+        thinking("planning"),
+        start("deploy", "d1"),
+        # Hand-written on the emitter's stream: a continuation, then a repeat of its start's seq.
+        env("tool_output_append", 3, stream_key="d1", tool="deploy", chunk="x", tool_call_id="d1"),
+        env("tool_call", 2, stream_key="d1", tool="deploy", tool_call_id="d1"),
+        start("fetch", "f1"),
+        abort("f1", "gone"),
+        # A hand-written end before any start, on a stream of its own: one call, opened and ended.
+        env("tool_call", 1, "done", stream_key="h1", tool="probe", tool_call_id="h1"),
+        raw(None, "a plain update"),
+        start("build", "b1"),  # still open when the turn ends
+        ending,
+    ]
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [complete(), fail(), cancel(), raise_(RuntimeError("boom"))],
+    ids=["completed", "failed", "canceled", "raised"],
+)
+async def test_unsampled_metrics_match_with_hand_written_updates_and_every_ending(
+    ending: Step,
+) -> None:
+    counted = []
+    for sampled in (True, False):
+        with pipelines() as telemetry:
+            if not sampled:
+                _unsampled(telemetry)
+            telemetry.instrument()
+            try:
+                async with serving(mixed_script(ending)) as served:
+                    # An agent that raised: the client gets the error; the turn was observed.
+                    with contextlib.suppress(InternalError):
+                        await call(served.card_for("jsonrpc"))
+                assert bool(telemetry.spans()) is sampled
+                counted.append(_metrics(telemetry))
+            finally:
+                telemetry.uninstrument()
+    sampled_metrics, unsampled_metrics = counted
+    for observer in SIDES:
+        sampled_metrics[observer][0].pop(conv.OUTCOME_REDACTED, None)  # type: ignore[index]
+    assert unsampled_metrics == sampled_metrics
+    # The callee saw the repeat of the emitter's start as one, and every call ended once.
+    callee_outcomes, _, callee_durations = sampled_metrics[conv.OBSERVER_CALLEE]  # type: ignore[misc]
+    assert callee_outcomes["duplicate"] == 1
+    assert sorted(tool for tool, _, _ in callee_durations) == ["build", "deploy", "fetch", "probe"]
