@@ -117,6 +117,36 @@ def test_our_envelope_wins_over_a_dialect_in_the_same_update() -> None:
     assert degraded.call is None
 
 
+def test_a_dialect_and_our_envelopes_in_one_turn_do_not_shadow_each_other() -> None:
+    # Both number from small seqs on the default stream: neither may be taken for a repeat.
+    ours = [
+        working([envelope_part(encode(Envelope(Kind.TEXT, seq, {"text": f"ours {seq}"})), "")])
+        for seq in (1, 2)
+    ]
+    updates = progress(ProgressAssembler(dialects="adk"), [*ours, *adk_turn()])
+    assert [(u.envelope.kind, u.dialect) for u in updates] == [
+        (Kind.TEXT, None),
+        (Kind.TEXT, None),
+        (Kind.THINKING, "adk"),
+        (Kind.TOOL_CALL, "adk"),
+        (Kind.TOOL_CALL, "adk"),
+    ]
+    assert updates[2].envelope.content == "Check the deploy first."
+
+
+def test_a_dialect_call_whose_stream_is_forgotten_is_closed() -> None:
+    assembler = ProgressAssembler(dialects="adk", max_streams=2)
+    events = [
+        working([adk_call(f"adk-{n}", "search")], metadata=ADK_EVENT_METADATA) for n in range(3)
+    ]
+    updates = progress(assembler, events)
+    first = updates[0].call
+    assert first is not None
+    # The third stream pushes the first out: its call ends then, like an envelope's would.
+    assert updates[2].closed == (first,)
+    assert first.end_reason is not None
+
+
 @pytest.mark.parametrize("off", ["none", "off", ["none"]])
 def test_switched_off_by_argument_the_update_degrades_to_its_text(off: str | list[str]) -> None:
     assembler = ProgressAssembler(dialects=off)

@@ -38,7 +38,7 @@ from a2a_progress.consumer.outcomes import (
 )
 from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord
-from a2a_progress.consumer.turn import Turn, current_turn_messages
+from a2a_progress.consumer.turn import Turn, current_turn_messages, window_key
 from a2a_progress.consumer.updates import ProgressUpdate, TurnOutcome, Update, accepted_update
 from a2a_progress.dialects import DialectReading, TurnDialects, fallback_text, resolve_dialects
 from a2a_progress.envelope import Envelope, Kind
@@ -415,11 +415,12 @@ class ProgressAssembler:
     ) -> ProgressUpdate | None:
         # envelope.stream_id, inlined (a property call per envelope).
         key = envelope.stream_key or envelope.tool_call_id or ""
-        window = turn.streams.get(key)
+        window_at = key if dialect is None else window_key(key, dialect)
+        window = turn.streams.get(window_at)
         late = False
         forgotten: tuple[CallRecord, ...] = ()
         if window is None:
-            turn.streams[key] = SeqWindow(envelope.seq)
+            turn.streams[window_at] = SeqWindow(envelope.seq)
             if len(turn.streams) > self._max_streams:
                 forgotten = turn.forget_oldest_stream()
         else:

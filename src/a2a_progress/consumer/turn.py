@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from a2a.types.a2a_pb2 import Message, Role, TaskState, TaskStatus
 
@@ -74,7 +75,24 @@ class Turn:
         """Forget the oldest stream; return its call if this ended it."""
         key = next(iter(self.streams))
         del self.streams[key]
-        return self.calls.forget(key)
+        return self.calls.forget(call_key(key))
+
+
+_DIALECT_MARK: Final = "\x00"
+
+
+def window_key(key: str, dialect: str | None) -> str:
+    """The seq window of stream ``key``: a dialect's synthetic seqs get windows of their own.
+
+    A dialect numbers its seqs itself; they must not be taken for repeats of the envelopes the
+    same turn may also carry (a turn can hold both, e.g. through a proxy agent).
+    """
+    return key if dialect is None else f"{_DIALECT_MARK}{dialect}{_DIALECT_MARK}{key}"
+
+
+def call_key(window: str) -> str:
+    """The stream key of a seq window (see :func:`window_key`)."""
+    return window.split(_DIALECT_MARK, 2)[2] if window.startswith(_DIALECT_MARK) else window
 
 
 def current_turn_messages(history: Sequence[Message]) -> Sequence[Message]:
