@@ -14,7 +14,7 @@ import logging
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 
-from a2a_progress import ProgressEmitter, open_task
+from a2a_progress import ProgressEmitter, open_task, progress_extension
 from a2a_progress.serving import serve_forever
 
 
@@ -46,10 +46,15 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # says where it serves
     agent = ResearchAgent()
-    # JSON-RPC and REST on --port, gRPC on a free port; the agent card lists them all. Ctrl-C or
-    # SIGTERM stops it.
+    # JSON-RPC and REST on --port, gRPC on a free port; the agent card lists them all and
+    # declares the progress extension. Ctrl-C or SIGTERM stops it.
+    extensions = [progress_extension()]
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_forever(agent, name="research", host=args.host, http_port=args.port))
+        asyncio.run(
+            serve_forever(
+                agent, name="research", host=args.host, http_port=args.port, extensions=extensions
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -52,6 +52,20 @@ def test_the_caller_prints_the_callees_progress_and_reply() -> None:
     assert done.stdout == CALLEE_OUTPUT
 
 
+def test_the_callee_declares_the_progress_extension_that_watch_reports() -> None:
+    with serving("callee.py") as url:
+        watched = subprocess.run(
+            [sys.executable, "-m", "a2a_progress.cli", "watch", url, "Why?"],
+            env=environment(),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    assert watched.returncode == 0, watched.stderr
+    assert "(progress extension: declared)" in watched.stdout.splitlines()[0]
+
+
 def test_a_hand_written_callee_is_read_like_the_emitters() -> None:
     # Nothing degraded or late: the hand-made envelopes are valid, in order, each consumed once.
     with serving("handwritten_callee.py") as url:
