@@ -39,6 +39,21 @@ PIECES = [
     "hvs.", "ya29.", "dop_v1_", "pypi-AgE", "key-", "a.atlasv1.", "access_token$production$",
     "EAA", "ATBB", "sntrys_", "HRKU-", "sk-aaaaaaaaaaaaaaaaaaaaaaaa=", "eyJaaaaaa.=",
     "M1aaaaaaaaaaaaaaaaaaaaaaa.", "Maaaaaaaaaaaaaaaaaaaaaaa1.aaaaaa.",
+    # tool password flags: a command, then arguments and never the flag (or the flag, no value)
+    "redis-cli ", "redis-cli a ", "redis-cli -a ", "sshpass -p", "sshpass x", "docker login ",
+    "docker login -p '", "ldapsearch -x ", "ssh-keygen -N ", "mysql -p", "mysql -uroot ",
+    "mysql-", "sqlcmd -P ", "mongosh a ", "vault login -a ", "vault login ", "htpasswd -b a ",
+    "htpasswd -b", "htpasswd ", "npm config set a ", "npm config set _auth", "-passout pass:",
+    "-passin 'pass:", " -pass ",
+    # config directives, .pgpass lines, session cookies, cookie attributes
+    "\nbindpw ", "requirepass", "a:1:", "a:1:b:", "a:1:b:c:", "h.x:5432:db:u:", "*:*:",
+    "sid=", "connect.sid=", "_a-session=", "_session", "__Host-a=", "a=b;", "a=b; ", "a=b=",
+    "session=a; Pat", ";path", "=;secure",
+    # placeholders and code references: each nearly one, then not
+    "password=${A", "password=$(a", "password=%A", "password=your-", "password=a.b.",
+    "password=a.b.c1x", "token=sk-..", "password=xxx", "`password = None", "password=a`b",
+    "Authorization: Bearer <a", "Authorization: Bearer $", "Bearer YOUR_", "Bearer your-a.",
+    "--with-token <<< ",
 ]  # fmt: skip
 
 

@@ -75,20 +75,33 @@ def _opening_quote(prefix: str) -> str:
     return rf"(?P<{prefix}_e>\\)?(?P<{prefix}_q>[\"'])?"
 
 
-# A pair's value is not a credential when it is a literal (None, true …), a placeholder
-# ("********", "<your-key>", "${DB_PASSWORD}", "{password}", "%s", "{{ .Values.token }}"),
-# already masked, or,
-# unquoted, code that fetches the secret ("getpass()", "os.environ[…]").
-_NOT_A_SECRET: Final = (
-    r"(?!(?:(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)"
-    r"|\*{3,}|•+|<[\w .-]{1,40}>|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s"
-    rf"|{re.escape(MASK)})"
-    r"(?:[\s\"',;&})\]\\]|$))"
+# A value is not a credential when it is a literal (None, true …), a placeholder ("********",
+# "xxxx", "<your-key>", "<token>", "${DB_PASSWORD}", "$TOKEN", "$(cat f)", "%TOKEN%", "{token}",
+# "%s", "{{ .Values.token }}", "YOUR_TOKEN_HERE", "sk-..." — a vendor prefix and an ellipsis,
+# no more), or already masked, whole up to a delimiter, after an optional scheme word
+# ("Bearer <token>"). A backtick ends it too: "`password = None`" is Markdown inline code.
+_PLACEHOLDER: Final = (
+    r"(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)"
+    r"|\*{3,}|•+|x{3,}|X{3,}|<[^<>\r\n]{1,60}>|\$\{?[A-Za-z_]\w{0,60}\}?|\$\([^()\r\n]{1,200}\)"
+    r"|%[A-Za-z_]\w{0,60}%|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s|(?i:your)[_-][\w-]{0,60}"
+    r"|(?:[A-Za-z0-9]{1,10}[_-]){0,3}(?:\.{3}|…)"
+    rf"|{re.escape(MASK)}"
 )
-# An unquoted value of a pair: one run of non-delimiters, after an optional scheme word.
-_PAIR_VALUE: Final = (
+_VALUE_END: Final = r"(?:[\s\"',;&})\]\\`]|$)"
+_NOT_A_SECRET: Final = rf"(?!(?:{_SCHEME}[ \t]+)?(?:{_PLACEHOLDER}){_VALUE_END})"
+# Unquoted, a value is code, not a credential, when it fetches the secret ("getpass()",
+# "os.environ[…]") or names it: a dotted chain of word-like parts ("settings.API_KEY",
+# "config.token", "self.password"). A token's random mix of cases and digits ("s.Q7Zp2Lk9…",
+# an old Vault token) is not word-like: digits may only end a part.
+_CODE: Final = (
     r"(?![A-Za-z_][\w.]{0,60}+[(\[])"
-    rf"(?:{_SCHEME}[ \t]+(?=[^{_UNQUOTED_STOP}]))?[^{_UNQUOTED_STOP}]+"
+    r"(?!(?:[A-Za-z_]{1,60}+[0-9]{0,3}+\.){1,8}+[A-Za-z_]{1,60}+[0-9]{0,3}+" + _VALUE_END + ")"
+)
+# An unquoted value of a pair: one run of non-delimiters, after an optional scheme word; a
+# backtick before a delimiter closes Markdown inline code and is not part of it.
+_PAIR_VALUE: Final = (
+    rf"{_CODE}(?:{_SCHEME}[ \t]+(?=[^{_UNQUOTED_STOP}]))?"
+    rf"(?:[^{_UNQUOTED_STOP}`]|`(?!{_VALUE_END}))++"
 )
 # An unquoted header value runs to the end of the line or a closing quote; a quote right after
 # "=" opens a quoted parameter (Digest's response="…") that is part of the value.
@@ -97,11 +110,17 @@ _PAIR_SEPARATOR: Final = r"\\?[\"']?\]?[ \t]*(?:=>|:=|:|=(?!=))"
 # After "key: " (YAML, a header, prose) an unquoted value is the rest of the line, spaces
 # included ("password: correct horse battery staple"), up to a delimiter or a " #" comment;
 # after "=" it is one run (a log line's next "user=..." is not part of it).
-_COLON_VALUE: Final = (
-    rf"(?![A-Za-z_][\w.]{{0,60}}+[(\[])[^{_UNQUOTED_STOP}\]]++"
-    rf"(?:[ \t]++(?!#)[^{_UNQUOTED_STOP}\]]++)*+"
-)
+_COLON_WORD: Final = rf"(?:[^{_UNQUOTED_STOP}\]`]|`(?!{_VALUE_END}))++"
+_COLON_VALUE: Final = rf"{_CODE}{_COLON_WORD}(?:[ \t]++(?!#){_COLON_WORD})*+"
 _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
+# One shell argument (not a flag) of a command line.
+_ARG: Final = r"(?!-)[^\s|;&<>]{1,256}+"
+
+
+def _args_then(flag: str) -> str:
+    """A command's arguments up to ``flag`` (a regex), on the same line: at most 24 of them,
+    none starting like the flag, read possessively so a line without it fails at once."""
+    return rf"(?:[ \t]+(?!{flag})[^\s|;&<>]{{1,256}}+){{0,24}}+[ \t]+{flag}"
 
 
 # Vendor tokens by shape. They share one look-behind (a token does not start mid-word), checked
@@ -181,7 +200,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # No look-behind: "proxyAuthorization:" and "…key1Authorization:" are headers too.
         r"(?P<auth_header_keep>(?i:(?:proxy-)?authorization)"
         rf"(?>{_HEADER_SEPARATOR}{_opening_quote('ah')}))"
-        + _quoted_or("ah", _HEADER_VALUE),
+        + _quoted_or("ah", _HEADER_VALUE, _NOT_A_SECRET),
     ),
     (
         # Every pair of the header; a value must start "name=" ("Cookie: chocolate" is prose).
@@ -214,17 +233,80 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # curl -u user:password, --user, --proxy-user; "-u user -p password" (docker, mysql).
         "basic_user",
         r"(?P<basic_user_keep>(?<![\w-])(?:(?:-u|--user|--proxy-user)(?:[ \t]+|=)[\"']?"
-        r"[^\s:\"']{1,256}+:|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))[^\s\"']+",
+        r"[^\s:\"']{1,256}+:(?!//)|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))[^\s\"']+",
+    ),
+    (
+        # Tools whose password flag is a short one that means something else elsewhere ("-p"
+        # is a port to ssh and docker run), so each is known by its command: redis-cli -a,
+        # sshpass -p, docker/podman/az login -p, ldap* -w, ssh-keygen -N/-P, mysql -pPASS
+        # (glued: "-p db" prompts), sqlcmd -P, mongosh -p, htpasswd -b's last argument,
+        # vault login TOKEN, npm config set …:_authToken TOKEN.
+        "tool_password",
+        r"(?P<tool_password_keep>(?<![\w./-])(?:redis-cli" + _args_then(r"-a[ \t]+")
+        + r"|sshpass" + _args_then(r"-p[ \t]*")
+        + r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|az|helm[ \t]+registry)[ \t]+login"
+        + _args_then(r"-p[ \t]+")
+        + r"|ldap[a-z]{0,12}+" + _args_then(r"-w[ \t]+")
+        + r"|ssh-keygen" + _args_then(r"-[NP][ \t]+")
+        + r"|(?:mysql|mariadb)[a-z-]{0,12}+" + _args_then("-p")
+        + r"|(?:sqlcmd|bcp)" + _args_then(r"-P[ \t]+")
+        + r"|mongo(?:sh|dump|restore|import|export)?" + _args_then(r"-p[ \t]+")
+        + r"|vault[ \t]+login(?:[ \t]+-\S{1,256}+){0,24}+[ \t]+(?![\w.-]{1,60}+=)"
+        # -b takes the password from the command line; -n has no file before the user.
+        r"|htpasswd(?=[^\r\n]{0,60}?[ \t]-[A-Za-z]{0,7}b)"
+        r"(?:[ \t]+-[A-Za-z]{1,8}+(?:[ \t]+[0-9]{1,3}+)?){1,4}+"
+        rf"[ \t]+{_ARG}(?>(?:[ \t]+{_ARG}(?=[ \t]+[^\s|;&<>]))?)[ \t]+"
+        r"|(?:npm|pnpm|yarn)[ \t]+config[ \t]+set[ \t]+(?:--?[\w-]{1,40}+[ \t]+)?"
+        r"(?=[^\s=]{0,256}?(?i:authtoken|_auth|_password))[^\s=]{1,256}+[ \t]+"
+        # openssl's -passin/-passout/-pass take "pass:PASSWORD" (or env:VAR, file:PATH).
+        r"|-pass(?:in|out)?[ \t]+[\"']?pass:"
+        r")(?>" + _opening_quote("tp") + "))"
+        + _quoted_or("tp", r"(?![<>|])[^\s\"';&|<>]+", _NOT_A_SECRET),
+    ),
+    (
+        # Config-file lines: ldap.conf's bindpw, slapd's rootpw, redis.conf's requirepass and
+        # masterauth (no "=" or ":" between name and value).
+        "config_directive",
+        r"(?P<config_directive_keep>(?<![^\r\n])[ \t]{0,40}+"
+        r"(?i:bindpw|rootpw|requirepass|masterauth|olcrootpw:)[ \t]+)"
+        + rf"{_NOT_A_SECRET}[^\s\"']+",
+    ),
+    (
+        # A .pgpass line, host:port:database:user:password (the host has a letter, a dot or is
+        # "*", so a time of day "12:00:01:…" is not one).
+        "pgpass",
+        r"(?P<pgpass_keep>(?<![\w.:/@*-])(?=[\w.*-]{0,253}[A-Za-z.*])[\w.*-]{1,253}+"
+        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:)"
+        + rf"{_NOT_A_SECRET}[^\s\"']+",
+    ),
+    (
+        # Session cookies by name, wherever the pair is written (a log line, document.cookie):
+        # express's sid / connect.sid, Rails' _app_session, Laravel's laravel_session, the
+        # __Host- / __Secure- prefixes (JSESSIONID, PHPSESSID, sessionid are key words).
+        "session_cookie",
+        r"(?P<session_cookie_keep>(?<![\w.-])(?:(?:connect\.|rack\.)?sid|laravel_session"
+        r"|_[\w-]{0,60}?session(?:_id)?|(?i:__(?:host|secure)-)[\w.-]{1,100}+)=)"
+        + rf"{_NOT_A_SECRET}[^\s\"',;&}}]+",
+    ),
+    (
+        # Any cookie printed as a Set-Cookie value without the header ("session=…; Path=/;
+        # HttpOnly", as requests or curl -c show it): a pair followed by a cookie attribute.
+        "cookie_attributes",
+        r"(?P<cookie_attributes_keep>(?<![\w.%=-])"
+        r"(?!(?i:path|domain|expires|max-age|samesite|priority)=)[\w.%-]{1,256}+=)"
+        r"[^\s;,\"'=]{1,4096}+=*+(?=;[ \t]*(?i:path|domain|expires|max-age|httponly|secure"
+        r"|samesite|priority|partitioned)\b)",
     ),
     (
         "netrc",
         r"(?P<netrc_keep>(?<![\w-])(?i:login)\s+\S{1,256}+\s+(?i:password)[ \t]+)\S+",
     ),
     (
-        # --token abc, --client-secret "x y" (with "=", it is a secret_pair).
+        # --token abc, --client-secret "x y" (with "=", it is a secret_pair). A "--no-…" flag
+        # is a switch ("--no-auth-warning"): what follows it is not its value.
         "cli_flag",
-        rf"(?P<cli_flag_keep>(?<![\w-])--?(?i:(?=[\w-]*?{_NAME_WORDS})[\w-]++"
-        rf"{_NOT_A_VALUE_NAME}|cookie)(?>[ \t]+(?!-){_opening_quote('cf')}))"
+        rf"(?P<cli_flag_keep>(?<![\w-])-(?!-?no-)-?(?i:(?=[\w-]*?{_NAME_WORDS})[\w-]++"
+        rf"{_NOT_A_VALUE_NAME}|cookie)(?>[ \t]+(?![-<>|]){_opening_quote('cf')}))"
         + _quoted_or("cf", _PAIR_VALUE, _NOT_A_SECRET),
     ),
     (
@@ -262,7 +344,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
         "bearer",
         r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)[ \t]+)"
-        r"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{16})[A-Za-z0-9\-._~+/]+=*",
+        rf"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{{16}}){_NOT_A_SECRET}[A-Za-z0-9\-._~+/]+=*",
     ),
     (
         "jwt",
@@ -280,6 +362,10 @@ _TRIGGERS: Final = (
     ("", (
         "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
         "akid", "hrku-",
+        # tool_password, config_directive: command and directive names
+        "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
+        "bcp", "mongo", "htpasswd", "config set", "bindpw", "rootpw", "requirepass",
+        "masterauth",
     )),
     ("-", (
         "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
@@ -293,8 +379,13 @@ _TRIGGERS: Final = (
         "sntryu_", "figd_", "sbp_", "nfp_", "gsk_", "r8_", "lsv2_", "secret_", "ntn_",
         "access_token$",
     )),
-    ("=", ("sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="')),
-    (":", ("://", ":aa")),
+    ("=", (
+        "sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="', "sid=",
+        "session=", "session_id=", "__host-", "__secure-",
+    )),
+    (";", ("path", "domain=", "expires=", "max-age=", "httponly", "secure", "samesite",
+           "priority=", "partitioned")),
+    (":", ("://", ":aa", "pass:")),
     ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
     ("~", ("q~",)),
 )  # fmt: skip
@@ -308,6 +399,8 @@ _CASED_HINTS: Final = tuple(
         r"SK[0-9a-f]{32}",
         r"[MNO][A-Za-z0-9]{23,27}\.[\w-]{6}\.",
         r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
+        # a .pgpass line: ":port:database:user:"
+        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:",
     )
 )
 # The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
