@@ -54,6 +54,8 @@ PIECES = [
     "password=a.b.c1x", "token=sk-..", "password=xxx", "`password = None", "password=a`b",
     "Authorization: Bearer <a", "Authorization: Bearer $", "Bearer YOUR_", "Bearer your-a.",
     "--with-token <<< ",
+    "aws configure set a", "dotnet user-secrets set \"a", "gh secret set a ", "--from-literal=a",
+    "curl -b a", "curl -b 'a", "curl a ", "-U a", "-U a%",
 ]  # fmt: skip
 
 

@@ -10,7 +10,24 @@ What is masked is the whole *value* of a credential, however it is written: an H
 ``.env`` pair or a CLI flag whose name says "secret" (a scheme word such as ``Bearer`` before the
 value, quotes and ``;``-separated connection strings included), URL user info and token-bearing
 query parameters, webhook URLs, PEM private keys, JWTs, and vendor tokens recognisable by shape.
-Names, separators and quotes are kept, so the text still reads.
+Command lines whose password flag is short and the tool's own (``redis-cli -a``, ``sshpass -p``,
+``docker login -p``, ``mysql -pPASS``, ``ldapsearch -w``, ``ssh-keygen -N``, ``htpasswd -b``,
+``openssl -passout pass:``, ``vault login``, ``npm config set …:_authToken``) are known by their
+command, since ``-p`` alone is a port to ssh; so are ``.pgpass`` lines, ``requirepass`` /
+``bindpw`` config lines, and cookies outside a ``Cookie`` header (a session cookie by name —
+``sid``, ``connect.sid``, ``JSESSIONID``, ``PHPSESSID``, ``_app_session`` — or any pair followed
+by cookie attributes such as ``; Path=/``). Names, separators and quotes are kept, so the text
+still reads.
+
+The rule for what is *not* a secret: a value that is clearly a placeholder or a code reference.
+A placeholder is a literal (``None``, ``null``, ``true``), a mask (``********``, ``xxxx``), a
+variable or template (``$TOKEN``, ``${TOKEN}``, ``$(cmd)``, ``%TOKEN%``, ``{token}``,
+``{{ .Values.token }}``, ``%s``), a bracketed name (``<token>``), ``YOUR_…`` / ``your-…``, or a
+vendor prefix with an ellipsis (``sk-...``), also after a scheme word (``Bearer <token>``). A
+code reference, written unquoted, calls or indexes (``getpass()``, ``os.environ["X"]``) or is a
+dotted chain of word-like parts (``settings.API_KEY``, ``self.password``); a token's random mix
+of letters and digits is not word-like. A backtick ends a value (Markdown inline code). Quoted,
+``"settings.API_KEY"`` is a string, so it is masked.
 
 Every pattern is linear: no unbounded quantifier is followed by something that can fail, and
 lookarounds are bounded, so hostile text costs time proportional to its length.
@@ -21,6 +38,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Final
+
+from a2a_progress.redaction_prescan import may_hold_builtin_secret
 
 MASK: Final = "[REDACTED]"
 # Passes over a text in which a mask touched a word: each can uncover one more token glued to a
@@ -256,8 +275,16 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"|htpasswd(?=[^\r\n]{0,60}?[ \t]-[A-Za-z]{0,7}b)"
         r"(?:[ \t]+-[A-Za-z]{1,8}+(?:[ \t]+[0-9]{1,3}+)?){1,4}+"
         rf"[ \t]+{_ARG}(?>(?:[ \t]+{_ARG}(?=[ \t]+[^\s|;&<>]))?)[ \t]+"
+        # Commands that store a secret: the value after the name.
         r"|(?:npm|pnpm|yarn)[ \t]+config[ \t]+set[ \t]+(?:--?[\w-]{1,40}+[ \t]+)?"
         r"(?=[^\s=]{0,256}?(?i:authtoken|_auth|_password))[^\s=]{1,256}+[ \t]+"
+        r"|aws[ \t]+configure[ \t]+set[ \t]+(?=[^\s=]{0,256}?(?i:secret|token))[^\s=]{1,256}+[ \t]+"
+        r"|dotnet[ \t]+user-secrets[ \t]+set[ \t]+(?:\"[^\"\r\n]{1,256}+\"|[^\s\"]{1,256}+)[ \t]+"
+        r"|gh[ \t]+secret[ \t]+set" + _args_then(r"(?:-b|--body)[ \t]+")
+        + r"|--from-literal=[^\s=]{1,256}+="
+        # curl -b sends cookies; smbclient and friends take -U user%password.
+        r"|curl" + _args_then(r"-b[ \t]+(?=[\"']?[^\s\"'=;]{1,256}+=)")
+        + r"|-U[ \t]+[\w.\\@-]{1,256}+%"
         # openssl's -passin/-passout/-pass take "pass:PASSWORD" (or env:VAR, file:PATH).
         r"|-pass(?:in|out)?[ \t]+[\"']?pass:"
         r")(?>" + _opening_quote("tp") + "))"
@@ -354,101 +381,6 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
 )  # fmt: skip
 
 
-# Literals (lower case) at least one of which every built-in pattern's match contains. Most text
-# holds none of them, and a few substring searches in C cost far less than the alternation,
-# which Python's engine tries at every position (~1 us per character of text). They are grouped
-# under a character each of the group holds, so prose without "_" or "=" skips those groups.
-_TRIGGERS: Final = (
-    ("", (
-        "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
-        "akid", "hrku-",
-        # tool_password, config_directive: command and directive names
-        "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
-        "bcp", "mongo", "htpasswd", "config set", "bindpw", "rootpw", "requirepass",
-        "masterauth",
-    )),
-    ("-", (
-        "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
-        "sk-", "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-", "key-", "pul-",
-        "pplx-", "xai-",
-    )),
-    (".", ("eyj", "ya29.", "sg.", "hvs.", "hvb.", "hooks.slack.com", ".atlasv1.")),
-    ("_", (
-        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "k_live_", "k_test_", "whsec_",
-        "npm_", "hf_", "_v1_", "shp", "dckr_pat_", "lin_api_", "glsa_", "glc_", "sntrys_",
-        "sntryu_", "figd_", "sbp_", "nfp_", "gsk_", "r8_", "lsv2_", "secret_", "ntn_",
-        "access_token$",
-    )),
-    ("=", (
-        "sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="', "sid=",
-        "session=", "session_id=", "__host-", "__secure-",
-    )),
-    (";", ("path", "domain=", "expires=", "max-age=", "httponly", "secure", "samesite",
-           "priority=", "partitioned")),
-    (":", ("://", ":aa", "pass:")),
-    ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
-    ("~", ("q~",)),
-)  # fmt: skip
-# AWS key ids are upper case; Twilio ids and Discord bot tokens have no literal, and "-u" is too
-# common a one. Each regex starts with a literal or a small set, which the engine finds quickly.
-_CASED_HINTS: Final = tuple(
-    re.compile(pattern)
-    for pattern in (
-        r"A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA)",
-        r"AC[0-9a-f]{32}",
-        r"SK[0-9a-f]{32}",
-        r"[MNO][A-Za-z0-9]{23,27}\.[\w-]{6}\.",
-        r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
-        # a .pgpass line: ":port:database:user:"
-        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:",
-    )
-)
-# The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
-# whether one is followed by the separator, as a match of the secret_pair pattern must be, or
-# sits in a CLI flag or a .netrc line.
-_PAIR_WORDS: Final = (
-    "password", "passwd", "passphrase", "_pass", "-pass", "pwd", "secret", "credential", "token",
-    "key", "auth", "signature", "sessid", "sessionid", "bearer",
-)  # fmt: skip
-_PAIR_HINT: Final = re.compile(
-    r"(?:pass|pwd|secret|credential|token|key|auth|signature|sess(?:ion)?id|bearer)"
-    r"[\w.-]{0,256}+\\?[\"']?\]?[ \t]*[:=]"
-    r"|-[\w-]{0,60}?(?:pass|pwd|secret|credential|token|key|auth|signature|bearer)"
-    r"|login\s+\S{1,256}+\s+password"
-    r"|<[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey)"
-)  # bounded and possessive: linear even on "token_token_token..." (no separator to find)
-
-# Every alternative of _PAIR_HINT begins with one of these. An unanchored search tries the whole
-# alternation at every position of the text; matching it only where one of them occurs is the
-# same answer, 3-4x cheaper on prose (which holds "key", "token", "auth" often enough).
-_PAIR_STARTS: Final = (
-    "pass", "pwd", "secret", "credential", "token", "key", "auth", "signature", "sess", "bearer",
-    "-", "login", "<",
-)  # fmt: skip
-
-
-def _pair_hint(lowered: str) -> bool:
-    """``_PAIR_HINT.search(lowered) is not None``, matching only where an alternative can begin."""
-    match = _PAIR_HINT.match
-    for start in _PAIR_STARTS:
-        at = lowered.find(start)
-        while at != -1:
-            if match(lowered, at) is not None:
-                return True
-            at = lowered.find(start, at + 1)
-    return False
-
-
-def _may_hold_builtin_secret(text: str) -> bool:
-    lowered = text.lower()
-    for gate, triggers in _TRIGGERS:
-        if gate in lowered and any(trigger in lowered for trigger in triggers):
-            return True
-    if any(hint.search(text) is not None for hint in _CASED_HINTS):
-        return True
-    return any(word in lowered for word in _PAIR_WORDS) and _pair_hint(lowered)
-
-
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
 
 
@@ -501,7 +433,7 @@ class Redactor:
         return (match.group(keep_group) if keep_group else "") + MASK
 
     def _needs_scan(self, text: str) -> bool:
-        return self._enabled and (self._always_scan or _may_hold_builtin_secret(text))
+        return self._enabled and (self._always_scan or may_hold_builtin_secret(text))
 
     def redact(self, text: str) -> str:
         """Return ``text`` with every credential masked."""

@@ -115,6 +115,13 @@ _ROWS: list[tuple[str, ...]] = [
     ("cli", "npm-config-set", f"npm config set //registry.npmjs.org/:_authToken {TOKEN}", TOKEN, "_authToken"),
     ("cli", "npm-config-set-eq", f"npm config set //npm.acme.io/:_authToken={TOKEN}", TOKEN),
     ("cli", "gh-with-token", f"gh auth login --with-token <<< ghp_{TOKEN}abcdefghijklm", TOKEN, "<<<"),
+    ("cli", "aws-configure-set", f"aws configure set aws_secret_access_key {AWS_SECRET} --profile prod", AWS_SECRET, "--profile prod"),
+    ("cli", "dotnet-user-secrets", f'dotnet user-secrets set "Stripe:ApiKey" "{TOKEN}"', TOKEN, "Stripe:ApiKey"),
+    ("cli", "gh-secret-set", f"gh secret set DEPLOY_KEY --body {TOKEN} --repo acme/app", TOKEN, "--repo acme/app"),
+    ("cli", "kubectl-from-literal", f"kubectl create secret generic db --from-literal=db={TOKEN}", TOKEN, "--from-literal=db="),
+    ("cli", "curl-b", f"curl -s -b 'session={TOKEN}' https://app.example.com/api", TOKEN, "https://app.example.com/api"),
+    ("cli", "smbclient", f"smbclient //fs/share -U admin%{TOKEN}", TOKEN, "-U admin%"),
+    ("env", "rediscli-auth", f"REDISCLI_AUTH={TOKEN} redis-cli ping", TOKEN, "redis-cli ping"),
     ("env", "pgpassword", f"PGPASSWORD={TOKEN} psql -h db -U app orders", TOKEN, "psql -h db -U app orders"),
     ("env", "mysql-pwd", f"MYSQL_PWD={TOKEN} mysql -uroot", TOKEN),
     # -- config files ---------------------------------------------------------------------------
@@ -370,4 +377,6 @@ FALSE_POSITIVES: list[str] = [
     "docker run -p 127.0.0.1:5432:5432 postgres:16",
     "SID=ORCL sqlplus scott@db",
     "theme=dark",
+    "curl -c jar.txt -b jar.txt https://app.example.com",
+    "psql -U app -d orders -c 'select 1'",
 ]

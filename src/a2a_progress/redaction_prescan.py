@@ -1,0 +1,111 @@
+"""The redactor's pre-scan: whether a text can hold a built-in credential pattern at all.
+
+Most text an agent sends holds no credential. Python's regex engine tries the redactor's whole
+alternation at every position (~1 µs per character); a few substring searches in C decide for
+most texts that none of the patterns can match, and :mod:`a2a_progress.redaction` skips the
+regex for them. The rule that keeps it safe: every built-in pattern's match contains at least
+one literal listed here (or matches one of the hints), so a "no" is never wrong. When a pattern
+is added to :mod:`a2a_progress.redaction`, its literal is added here
+(``tests/test_redaction_corpus.py`` checks the pre-scan against a redactor that always scans).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# Literals (lower case) at least one of which every built-in pattern's match contains. Most text
+# holds none of them, and a few substring searches in C cost far less than the alternation,
+# which Python's engine tries at every position (~1 us per character of text). They are grouped
+# under a character each of the group holds, so prose without "_" or "=" skips those groups.
+_TRIGGERS: Final = (
+    ("", (
+        "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
+        "akid", "hrku-",
+        # tool_password, config_directive: command and directive names
+        "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
+        "bcp", "mongo", "htpasswd", "config set", "bindpw", "rootpw", "requirepass",
+        "masterauth", "aws configure", "user-secrets", "secret set", "from-literal", "curl",
+    )),
+    ("-", (
+        "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
+        "sk-", "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-", "key-", "pul-",
+        "pplx-", "xai-",
+    )),
+    (".", ("eyj", "ya29.", "sg.", "hvs.", "hvb.", "hooks.slack.com", ".atlasv1.")),
+    ("_", (
+        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "k_live_", "k_test_", "whsec_",
+        "npm_", "hf_", "_v1_", "shp", "dckr_pat_", "lin_api_", "glsa_", "glc_", "sntrys_",
+        "sntryu_", "figd_", "sbp_", "nfp_", "gsk_", "r8_", "lsv2_", "secret_", "ntn_",
+        "access_token$",
+    )),
+    ("=", (
+        "sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="', "sid=",
+        "session=", "session_id=", "__host-", "__secure-",
+    )),
+    (";", ("path", "domain=", "expires=", "max-age=", "httponly", "secure", "samesite",
+           "priority=", "partitioned")),
+    (":", ("://", ":aa", "pass:")),
+    ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
+    ("~", ("q~",)),
+)  # fmt: skip
+# AWS key ids are upper case; Twilio ids and Discord bot tokens have no literal, and "-u" is too
+# common a one. Each regex starts with a literal or a small set, which the engine finds quickly.
+_CASED_HINTS: Final = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA)",
+        r"AC[0-9a-f]{32}",
+        r"SK[0-9a-f]{32}",
+        r"[MNO][A-Za-z0-9]{23,27}\.[\w-]{6}\.",
+        r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
+        r"-U[ \t]+[\w.\\@-]{1,256}+%",
+        # a .pgpass line: ":port:database:user:"
+        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:",
+    )
+)
+# The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
+# whether one is followed by the separator, as a match of the secret_pair pattern must be, or
+# sits in a CLI flag or a .netrc line.
+_PAIR_WORDS: Final = (
+    "password", "passwd", "passphrase", "_pass", "-pass", "pwd", "secret", "credential", "token",
+    "key", "auth", "signature", "sessid", "sessionid", "bearer",
+)  # fmt: skip
+PAIR_HINT: Final = re.compile(
+    r"(?:pass|pwd|secret|credential|token|key|auth|signature|sess(?:ion)?id|bearer)"
+    r"[\w.-]{0,256}+\\?[\"']?\]?[ \t]*[:=]"
+    r"|-[\w-]{0,60}?(?:pass|pwd|secret|credential|token|key|auth|signature|bearer)"
+    r"|login\s+\S{1,256}+\s+password"
+    r"|<[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey)"
+)  # bounded and possessive: linear even on "token_token_token..." (no separator to find)
+
+# Every alternative of PAIR_HINT begins with one of these. An unanchored search tries the whole
+# alternation at every position of the text; matching it only where one of them occurs is the
+# same answer, 3-4x cheaper on prose (which holds "key", "token", "auth" often enough).
+_PAIR_STARTS: Final = (
+    "pass", "pwd", "secret", "credential", "token", "key", "auth", "signature", "sess", "bearer",
+    "-", "login", "<",
+)  # fmt: skip
+
+
+def pair_hint(lowered: str) -> bool:
+    """``PAIR_HINT.search(lowered) is not None``, matching only where an alternative can begin."""
+    match = PAIR_HINT.match
+    for start in _PAIR_STARTS:
+        at = lowered.find(start)
+        while at != -1:
+            if match(lowered, at) is not None:
+                return True
+            at = lowered.find(start, at + 1)
+    return False
+
+
+def may_hold_builtin_secret(text: str) -> bool:
+    """Whether ``text`` may hold a match of a built-in pattern (``False``: it cannot)."""
+    lowered = text.lower()
+    for gate, triggers in _TRIGGERS:
+        if gate in lowered and any(trigger in lowered for trigger in triggers):
+            return True
+    if any(hint.search(text) is not None for hint in _CASED_HINTS):
+        return True
+    return any(word in lowered for word in _PAIR_WORDS) and pair_hint(lowered)
