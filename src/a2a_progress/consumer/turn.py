@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
 from a2a.types.a2a_pb2 import Message, Role, TaskState, TaskStatus
 
@@ -43,7 +42,7 @@ class Turn:
         self.task_id = task_id
         self.context_id = context_id
         self.state: int = TaskState.TASK_STATE_UNSPECIFIED
-        self.streams: dict[str, SeqWindow] = {}
+        self.streams: dict[WindowKey, SeqWindow] = {}
         self.calls = ToolCalls()
         self.message_ids = RecentKeys(MESSAGE_IDS_KEPT)
         self.reply = ReplyAssembly()
@@ -78,21 +77,23 @@ class Turn:
         return self.calls.forget(call_key(key))
 
 
-_DIALECT_MARK: Final = "\x00"
+# A stream's seq window: the stream key for envelopes, (dialect, stream key) for a dialect's.
+WindowKey = str | tuple[str, str]
 
 
-def window_key(key: str, dialect: str | None) -> str:
+def window_key(key: str, dialect: str | None) -> WindowKey:
     """The seq window of stream ``key``: a dialect's synthetic seqs get windows of their own.
 
     A dialect numbers its seqs itself; they must not be taken for repeats of the envelopes the
-    same turn may also carry (a turn can hold both, e.g. through a proxy agent).
+    same turn may also carry (a turn can hold both, e.g. through a proxy agent). A tuple cannot
+    collide with any stream key a peer sends.
     """
-    return key if dialect is None else f"{_DIALECT_MARK}{dialect}{_DIALECT_MARK}{key}"
+    return key if dialect is None else (dialect, key)
 
 
-def call_key(window: str) -> str:
+def call_key(window: WindowKey) -> str:
     """The stream key of a seq window (see :func:`window_key`)."""
-    return window.split(_DIALECT_MARK, 2)[2] if window.startswith(_DIALECT_MARK) else window
+    return window if isinstance(window, str) else window[1]
 
 
 def current_turn_messages(history: Sequence[Message]) -> Sequence[Message]:
