@@ -134,6 +134,24 @@ def test_a_dialect_and_our_envelopes_in_one_turn_do_not_shadow_each_other() -> N
     assert updates[2].envelope.content == "Check the deploy first."
 
 
+@pytest.mark.parametrize("peer_key", ["\x00", "\x00adk\x00adk-0", "adk-0"])
+def test_a_peers_stream_key_never_shares_a_dialects_seq_window(peer_key: str) -> None:
+    # Whatever stream key a peer picks, it cannot name (or break) a dialect's window.
+    ours = Envelope(Kind.THINKING, 1, {"text": "ours"}, stream_key=peer_key)
+    assembler = ProgressAssembler(dialects="adk", max_streams=2)
+    events = [
+        working([envelope_part(encode(ours), "")]),
+        working([adk_call("adk-0", "search")], metadata=ADK_EVENT_METADATA),
+        working([adk_call("adk-1", "search")], metadata=ADK_EVENT_METADATA),
+    ]
+    updates = progress(assembler, events)
+    assert [(u.envelope.stream_key, u.dialect) for u in updates] == [
+        (peer_key, None),
+        ("adk-0", "adk"),
+        ("adk-1", "adk"),
+    ]
+
+
 def test_a_dialect_call_whose_stream_is_forgotten_is_closed() -> None:
     assembler = ProgressAssembler(dialects="adk", max_streams=2)
     events = [
