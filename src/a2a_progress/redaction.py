@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from a2a_progress.redaction_prescan import may_hold_builtin_secret
+from a2a_progress import redaction_prescan
 
 MASK: Final = "[REDACTED]"
 # Passes over a text in which a mask touched a word: each can uncover one more token glued to a
@@ -255,76 +255,6 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"[^\s:\"']{1,256}+:(?!//)|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))[^\s\"']+",
     ),
     (
-        # Tools whose password flag is a short one that means something else elsewhere ("-p"
-        # is a port to ssh and docker run), so each is known by its command: redis-cli -a,
-        # sshpass -p, docker/podman/az login -p, ldap* -w, ssh-keygen -N/-P, mysql -pPASS
-        # (glued: "-p db" prompts), sqlcmd -P, mongosh -p, htpasswd -b's last argument,
-        # vault login TOKEN, npm config set …:_authToken TOKEN.
-        "tool_password",
-        r"(?P<tool_password_keep>(?<![\w./-])(?:redis-cli" + _args_then(r"-a[ \t]+")
-        + r"|sshpass" + _args_then(r"-p[ \t]*")
-        + r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|az|helm[ \t]+registry)[ \t]+login"
-        + _args_then(r"-p[ \t]+")
-        + r"|ldap[a-z]{0,12}+" + _args_then(r"-w[ \t]+")
-        + r"|ssh-keygen" + _args_then(r"-[NP][ \t]+")
-        + r"|(?:mysql|mariadb)[a-z-]{0,12}+" + _args_then("-p")
-        + r"|(?:sqlcmd|bcp)" + _args_then(r"-P[ \t]+")
-        + r"|mongo(?:sh|dump|restore|import|export)?" + _args_then(r"-p[ \t]+")
-        + r"|vault[ \t]+login(?:[ \t]+-\S{1,256}+){0,24}+[ \t]+(?![\w.-]{1,60}+=)"
-        # -b takes the password from the command line; -n has no file before the user.
-        r"|htpasswd(?=[^\r\n]{0,60}?[ \t]-[A-Za-z]{0,7}b)"
-        r"(?:[ \t]+-[A-Za-z]{1,8}+(?:[ \t]+[0-9]{1,3}+)?){1,4}+"
-        rf"[ \t]+{_ARG}(?>(?:[ \t]+{_ARG}(?=[ \t]+[^\s|;&<>]))?)[ \t]+"
-        # Commands that store a secret: the value after the name.
-        r"|(?:npm|pnpm|yarn)[ \t]+config[ \t]+set[ \t]+(?:--?[\w-]{1,40}+[ \t]+)?"
-        r"(?=[^\s=]{0,256}?(?i:authtoken|_auth|_password))[^\s=]{1,256}+[ \t]+"
-        r"|aws[ \t]+configure[ \t]+set[ \t]+(?=[^\s=]{0,256}?(?i:secret|token))[^\s=]{1,256}+[ \t]+"
-        r"|dotnet[ \t]+user-secrets[ \t]+set[ \t]+(?:\"[^\"\r\n]{1,256}+\"|[^\s\"]{1,256}+)[ \t]+"
-        r"|gh[ \t]+secret[ \t]+set" + _args_then(r"(?:-b|--body)[ \t]+")
-        + r"|--from-literal=[^\s=]{1,256}+="
-        # curl -b sends cookies; smbclient and friends take -U user%password.
-        r"|curl" + _args_then(r"-b[ \t]+(?=[\"']?[^\s\"'=;]{1,256}+=)")
-        + r"|-U[ \t]+[\w.\\@-]{1,256}+%"
-        # openssl's -passin/-passout/-pass take "pass:PASSWORD" (or env:VAR, file:PATH).
-        r"|-pass(?:in|out)?[ \t]+[\"']?pass:"
-        r")(?>" + _opening_quote("tp") + "))"
-        + _quoted_or("tp", r"(?![<>|])[^\s\"';&|<>]+", _NOT_A_SECRET),
-    ),
-    (
-        # Config-file lines: ldap.conf's bindpw, slapd's rootpw, redis.conf's requirepass and
-        # masterauth (no "=" or ":" between name and value).
-        "config_directive",
-        r"(?P<config_directive_keep>(?<![^\r\n])[ \t]{0,40}+"
-        r"(?i:bindpw|rootpw|requirepass|masterauth|olcrootpw:)[ \t]+)"
-        + rf"{_NOT_A_SECRET}[^\s\"']+",
-    ),
-    (
-        # A .pgpass line, host:port:database:user:password (the host has a letter, a dot or is
-        # "*", so a time of day "12:00:01:…" is not one).
-        "pgpass",
-        r"(?P<pgpass_keep>(?<![\w.:/@*-])(?=[\w.*-]{0,253}[A-Za-z.*])[\w.*-]{1,253}+"
-        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:)"
-        + rf"{_NOT_A_SECRET}[^\s\"']+",
-    ),
-    (
-        # Session cookies by name, wherever the pair is written (a log line, document.cookie):
-        # express's sid / connect.sid, Rails' _app_session, Laravel's laravel_session, the
-        # __Host- / __Secure- prefixes (JSESSIONID, PHPSESSID, sessionid are key words).
-        "session_cookie",
-        r"(?P<session_cookie_keep>(?<![\w.-])(?:(?:connect\.|rack\.)?sid|laravel_session"
-        r"|_[\w-]{0,60}?session(?:_id)?|(?i:__(?:host|secure)-)[\w.-]{1,100}+)=)"
-        + rf"{_NOT_A_SECRET}[^\s\"',;&}}]+",
-    ),
-    (
-        # Any cookie printed as a Set-Cookie value without the header ("session=…; Path=/;
-        # HttpOnly", as requests or curl -c show it): a pair followed by a cookie attribute.
-        "cookie_attributes",
-        r"(?P<cookie_attributes_keep>(?<![\w.%=-])"
-        r"(?!(?i:path|domain|expires|max-age|samesite|priority)=)[\w.%-]{1,256}+=)"
-        r"[^\s;,\"'=]{1,4096}+=*+(?=;[ \t]*(?i:path|domain|expires|max-age|httponly|secure"
-        r"|samesite|priority|partitioned)\b)",
-    ),
-    (
         "netrc",
         r"(?P<netrc_keep>(?<![\w-])(?i:login)\s+\S{1,256}+\s+(?i:password)[ \t]+)\S+",
     ),
@@ -381,6 +311,83 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
 )  # fmt: skip
 
 
+# Patterns of commands, config lines and cookies: rare in text, and each alternative costs the
+# scan of every text that wakes the pre-scan, so they are a second regex, used only for a text
+# that holds one of their own literals (redaction_prescan.patterns_possible).
+_COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
+    (
+        # Tools whose password flag is a short one that means something else elsewhere ("-p"
+        # is a port to ssh and docker run), so each is known by its command: redis-cli -a,
+        # sshpass -p, docker/podman/az login -p, ldap* -w, ssh-keygen -N/-P, mysql -pPASS
+        # (glued: "-p db" prompts), sqlcmd -P, mongosh -p, htpasswd -b's last argument,
+        # vault login TOKEN, npm config set …:_authToken TOKEN.
+        "tool_password",
+        r"(?P<tool_password_keep>(?<![\w./-])(?:redis-cli" + _args_then(r"-a[ \t]+")
+        + r"|sshpass" + _args_then(r"-p[ \t]*")
+        + r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|az|helm[ \t]+registry)[ \t]+login"
+        + _args_then(r"-p[ \t]+")
+        + r"|ldap[a-z]{0,12}+" + _args_then(r"-w[ \t]+")
+        + r"|ssh-keygen" + _args_then(r"-[NP][ \t]+")
+        + r"|(?:mysql|mariadb)[a-z-]{0,12}+" + _args_then("-p")
+        + r"|(?:sqlcmd|bcp)" + _args_then(r"-P[ \t]+")
+        + r"|mongo(?:sh|dump|restore|import|export)?" + _args_then(r"-p[ \t]+")
+        + r"|vault login(?:[ \t]+-\S{1,256}+){0,24}+[ \t]+(?![\w.-]{1,60}+=)"
+        # -b takes the password from the command line; -n has no file before the user.
+        r"|htpasswd(?=[^\r\n]{0,60}?[ \t]-[A-Za-z]{0,7}b)"
+        r"(?:[ \t]+-[A-Za-z]{1,8}+(?:[ \t]+[0-9]{1,3}+)?){1,4}+"
+        rf"[ \t]+{_ARG}(?>(?:[ \t]+{_ARG}(?=[ \t]+[^\s|;&<>]))?)[ \t]+"
+        # Commands that store a secret: the value after the name.
+        r"|(?:npm|pnpm|yarn)[ \t]+config set[ \t]+(?:--?[\w-]{1,40}+[ \t]+)?"
+        r"(?=[^\s=]{0,256}?(?i:authtoken|_auth|_password))[^\s=]{1,256}+[ \t]+"
+        r"|aws configure[ \t]+set[ \t]+(?=[^\s=]{0,256}?(?i:secret|token))[^\s=]{1,256}+[ \t]+"
+        r"|dotnet[ \t]+user-secrets[ \t]+set[ \t]+(?:\"[^\"\r\n]{1,256}+\"|[^\s\"]{1,256}+)[ \t]+"
+        r"|gh[ \t]+secret set" + _args_then(r"(?:-b|--body)[ \t]+")
+        + r"|--from-literal=[^\s=]{1,256}+="
+        # curl -b sends cookies; smbclient and friends take -U user%password.
+        r"|curl" + _args_then(r"-b[ \t]+(?=[\"']?[^\s\"'=;]{1,256}+=)")
+        + r"|-U[ \t]+[\w.\\@-]{1,256}+%"
+        # openssl's -passin/-passout/-pass take "pass:PASSWORD" (or env:VAR, file:PATH).
+        r"|-pass(?:in|out)?[ \t]+[\"']?pass:"
+        r")(?>" + _opening_quote("tp") + "))"
+        + _quoted_or("tp", r"(?![<>|])[^\s\"';&|<>]+", _NOT_A_SECRET),
+    ),
+    (
+        # Config-file lines: ldap.conf's bindpw, slapd's rootpw, redis.conf's requirepass and
+        # masterauth (no "=" or ":" between name and value).
+        "config_directive",
+        r"(?P<config_directive_keep>(?<![^\r\n])[ \t]{0,40}+"
+        r"(?i:bindpw|rootpw|requirepass|masterauth|olcrootpw:)[ \t]+)"
+        + rf"{_NOT_A_SECRET}[^\s\"']+",
+    ),
+    (
+        # A .pgpass line, host:port:database:user:password (the host has a letter, a dot or is
+        # "*", so a time of day "12:00:01:…" is not one).
+        "pgpass",
+        r"(?P<pgpass_keep>(?<![\w.:/@*-])(?=[\w.*-]{0,253}[A-Za-z.*])[\w.*-]{1,253}+"
+        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:)"
+        + rf"{_NOT_A_SECRET}[^\s\"']+",
+    ),
+    (
+        # Session cookies by name, wherever the pair is written (a log line, document.cookie):
+        # express's sid / connect.sid, Rails' _app_session, Laravel's laravel_session, the
+        # __Host- / __Secure- prefixes (JSESSIONID, PHPSESSID, sessionid are key words).
+        "session_cookie",
+        r"(?P<session_cookie_keep>(?<![\w.-])(?:(?:connect\.|rack\.)?sid|laravel_session"
+        r"|_[\w-]{0,60}?session(?:_id)?|(?i:__(?:host|secure)-)[\w.-]{1,100}+)=)"
+        + rf"{_NOT_A_SECRET}[^\s\"',;&}}]+",
+    ),
+    (
+        # Any cookie printed as a Set-Cookie value without the header ("session=…; Path=/;
+        # HttpOnly", as requests or curl -c show it): a pair followed by a cookie attribute.
+        "cookie_attributes",
+        r"(?P<cookie_attributes_keep>(?<![\w.%=-])"
+        r"(?!(?i:path|domain|expires|max-age|samesite|priority)=)[\w.%-]{1,256}+=)"
+        r"[^\s;,\"'=]{1,4096}+=*+(?=;[ \t]*(?i:(?:path|domain|expires|max-age|samesite"
+        r"|priority)=|(?:httponly|secure|partitioned)\b))",
+    ),
+)  # fmt: skip
+
+
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
 
 
@@ -405,17 +412,19 @@ class Redactor:
         enabled: ``False`` makes :meth:`redact` return its input unchanged.
     """
 
-    __slots__ = ("_always_scan", "_enabled", "_keep_groups", "_regex")
+    __slots__ = ("_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex")
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
         extras = [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
-        alternatives = [_named(_BUILTIN_PATTERNS), f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})"]
+        common = [_named(_BUILTIN_PATTERNS), f"{_TOKEN_START}(?:{_named(_TOKEN_SHAPES)})"]
         if extras:
-            alternatives.append(_named(extras))
-        self._regex = re.compile("|".join(alternatives))
+            common.append(_named(extras))
+        # Every pattern, and all but the command patterns (for text without their literals).
+        self._regex = re.compile("|".join([*common, _named(_COMMAND_PATTERNS)]))
+        self._common_regex = re.compile("|".join(common))
         self._keep_groups = {
             name: f"{name}_keep"
-            for name, pattern in (*_BUILTIN_PATTERNS, *extras)
+            for name, pattern in (*_BUILTIN_PATTERNS, *_COMMAND_PATTERNS, *extras)
             if f"<{name}_keep>" in pattern
         }
         self._enabled = enabled
@@ -432,8 +441,16 @@ class Redactor:
         keep_group = self._keep_groups.get(name)
         return (match.group(keep_group) if keep_group else "") + MASK
 
-    def _needs_scan(self, text: str) -> bool:
-        return self._enabled and (self._always_scan or may_hold_builtin_secret(text))
+    def _scanner(self, text: str) -> re.Pattern[str] | None:
+        """The regex that finds every credential ``text`` can hold, or None: it holds none."""
+        if not self._enabled:
+            return None
+        if self._always_scan:
+            return self._regex
+        possible = redaction_prescan.patterns_possible(text)
+        if possible == redaction_prescan.ANY:
+            return self._regex
+        return self._common_regex if possible == redaction_prescan.COMMON else None
 
     def redact(self, text: str) -> str:
         """Return ``text`` with every credential masked."""
@@ -448,17 +465,20 @@ class Redactor:
         # ("…-3dapi…") only starts a match once that one is masked. So when a pass masked
         # something touching a word character, the text is scanned again (a few times at most,
         # to stay linear), counting only what the new pass changes.
-        if not self._needs_scan(text):
+        regex = self._scanner(text)
+        if regex is None:
             return text, 0
-        masked, count, glued = self._pass(text, count_every_match=True)
+        masked, count, glued = self._pass(regex, text, count_every_match=True)
         for _ in range(_MAX_PASSES - 1):
             if not glued:
                 break
-            masked, new, glued = self._pass(masked, count_every_match=False)
+            masked, new, glued = self._pass(regex, masked, count_every_match=False)
             count += new
         return masked, count
 
-    def _pass(self, text: str, *, count_every_match: bool) -> tuple[str, int, bool]:
+    def _pass(
+        self, regex: re.Pattern[str], text: str, *, count_every_match: bool
+    ) -> tuple[str, int, bool]:
         """One scan of ``text``: the result, how many matches it counted, and whether a match
         it changed touched a word character (then another pass may find more)."""
         counted = 0
@@ -477,7 +497,7 @@ class Redactor:
                 )
             return replacement
 
-        return self._regex.sub(replace, text), counted, glued
+        return regex.sub(replace, text), counted, glued
 
 
 def _joins(char: str) -> bool:

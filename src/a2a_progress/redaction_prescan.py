@@ -22,10 +22,6 @@ _TRIGGERS: Final = (
     ("", (
         "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
         "akid", "hrku-",
-        # tool_password, config_directive: command and directive names
-        "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
-        "bcp", "mongo", "htpasswd", "config set", "bindpw", "rootpw", "requirepass",
-        "masterauth", "aws configure", "user-secrets", "secret set", "from-literal", "curl",
     )),
     ("-", (
         "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
@@ -39,13 +35,8 @@ _TRIGGERS: Final = (
         "sntryu_", "figd_", "sbp_", "nfp_", "gsk_", "r8_", "lsv2_", "secret_", "ntn_",
         "access_token$",
     )),
-    ("=", (
-        "sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="', "sid=",
-        "session=", "session_id=", "__host-", "__secure-",
-    )),
-    (";", ("path", "domain=", "expires=", "max-age=", "httponly", "secure", "samesite",
-           "priority=", "partitioned")),
-    (":", ("://", ":aa", "pass:")),
+    ("=", ("sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="')),
+    (":", ("://", ":aa")),
     ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
     ("~", ("q~",)),
 )  # fmt: skip
@@ -59,9 +50,6 @@ _CASED_HINTS: Final = tuple(
         r"SK[0-9a-f]{32}",
         r"[MNO][A-Za-z0-9]{23,27}\.[\w-]{6}\.",
         r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
-        r"-U[ \t]+[\w.\\@-]{1,256}+%",
-        # a .pgpass line: ":port:database:user:"
-        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:",
     )
 )
 # The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
@@ -100,12 +88,66 @@ def pair_hint(lowered: str) -> bool:
     return False
 
 
-def may_hold_builtin_secret(text: str) -> bool:
-    """Whether ``text`` may hold a match of a built-in pattern (``False``: it cannot)."""
-    lowered = text.lower()
+def _may_hold_common_secret(text: str, lowered: str) -> bool:
     for gate, triggers in _TRIGGERS:
         if gate in lowered and any(trigger in lowered for trigger in triggers):
             return True
     if any(hint.search(text) is not None for hint in _CASED_HINTS):
         return True
     return any(word in lowered for word in _PAIR_WORDS) and pair_hint(lowered)
+
+
+# The same for the redactor's command patterns (tool password flags, config lines, cookies),
+# each group under the strings every one of its matches holds.
+_COMMAND_TRIGGERS: Final = (
+    ((), (
+        # tool_password's commands without a flag, config_directive's names
+        "vault login", "config set", "aws configure", "user-secrets", "from-literal", "bindpw",
+        "rootpw", "requirepass", "masterauth",
+    )),
+    (("-",), (
+        # tool_password's commands with a flag after them ("-a", "-p", "--body")
+        "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
+        "bcp", "mongo", "htpasswd", "secret set", "curl",
+    )),
+    # session_cookie's names
+    (("=",), ("sid=", "session=", "session_id=", "__host-", "__secure-")),
+    # a cookie's attributes after its "name=value;": "; Path=/", never a bare "path" (prose
+    # has "; the payment path")
+    (("=", ";"), (
+        "path=", "domain=", "expires=", "max-age=", "samesite=", "priority=", "httponly",
+        "secure", "partitioned",
+    )),
+    ((":",), ("pass:",)),  # openssl's -passout pass:…
+)  # fmt: skip
+_COMMAND_HINTS: Final = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"-U[ \t]+[\w.\\@-]{1,256}+%",  # smbclient -U user%password
+        r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:",  # .pgpass ":port:db:user:"
+    )
+)
+
+
+def _may_hold_command_secret(text: str, lowered: str) -> bool:
+    for gates, triggers in _COMMAND_TRIGGERS:
+        if all(gate in lowered for gate in gates) and any(t in lowered for t in triggers):
+            return True
+    return any(hint.search(text) is not None for hint in _COMMAND_HINTS)
+
+
+NONE: Final = 0
+"""No built-in pattern can match the text: it need not be scanned."""
+COMMON: Final = 1
+"""Only the common patterns can match (not the redactor's command patterns)."""
+ANY: Final = 2
+"""Any built-in pattern may match."""
+
+
+def patterns_possible(text: str) -> int:
+    """Which built-in patterns ``text`` may hold a match of: :data:`NONE`, :data:`COMMON` or
+    :data:`ANY` (never too few: each pattern's match holds one of its literals)."""
+    lowered = text.lower()
+    if _may_hold_command_secret(text, lowered):
+        return ANY
+    return COMMON if _may_hold_common_secret(text, lowered) else NONE
