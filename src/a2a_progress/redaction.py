@@ -101,7 +101,9 @@ def _opening_quote(prefix: str) -> str:
 # ("Bearer <token>"). A backtick ends it too: "`password = None`" is Markdown inline code.
 _PLACEHOLDER: Final = (
     r"(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)"
-    r"|\*{3,}|•+|x{3,}|X{3,}|<[^<>\r\n]{1,60}>|\$\{?[A-Za-z_]\w{0,60}\}?|\$\([^()\r\n]{1,200}\)"
+    r"|\*{3,}|•+|x{3,}|X{3,}|<[^<>\r\n]{1,60}>|\$\([^()\r\n]{1,200}\)|\$\{[A-Za-z_]\w{0,60}\}"
+    # "$TOKEN", "$api_key"; "$ecretP4ss" (mixed case and digits) is a password, not a variable.
+    r"|\$(?:[A-Z_][A-Z0-9_]{0,60}+|[a-z_][a-z0-9_]{0,60}+)"
     r"|%[A-Za-z_]\w{0,60}%|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s|(?i:your)[_-][\w-]{0,60}"
     r"|(?:[A-Za-z0-9]{1,10}[_-]){0,3}(?:\.{3}|…)"
     rf"|{re.escape(MASK)}"
@@ -109,12 +111,12 @@ _PLACEHOLDER: Final = (
 _VALUE_END: Final = r"(?:[\s\"',;&})\]\\`]|$)"
 _NOT_A_SECRET: Final = rf"(?!(?:{_SCHEME}[ \t]+)?(?:{_PLACEHOLDER}){_VALUE_END})"
 # Unquoted, a value is code, not a credential, when it fetches the secret ("getpass()",
-# "os.environ[…]") or names it: a dotted chain of word-like parts ("settings.API_KEY",
-# "config.token", "self.password"). A token's random mix of cases and digits ("s.Q7Zp2Lk9…",
-# an old Vault token) is not word-like: digits may only end a part.
+# "os.environ[…]") or names it: a dotted chain of words without digits, the first in lower case
+# ("settings.API_KEY", "config.token", "self.password"). A token has digits ("s.Q7Zp2Lk9…", an
+# old Vault token), and so has a password like "Hunter2.Spring"; "Summer.Spring" is no variable.
 _CODE: Final = (
     r"(?![A-Za-z_][\w.]{0,60}+[(\[])"
-    r"(?!(?:[A-Za-z_]{1,60}+[0-9]{0,3}+\.){1,8}+[A-Za-z_]{1,60}+[0-9]{0,3}+" + _VALUE_END + ")"
+    r"(?![a-z_][A-Za-z_]{0,59}+(?:\.[A-Za-z_]{1,60}+){1,8}+" + _VALUE_END + ")"
 )
 # An unquoted value of a pair: one run of non-delimiters, after an optional scheme word; a
 # backtick before a delimiter closes Markdown inline code and is not part of it.

@@ -57,6 +57,11 @@ _ROWS: list[tuple[str, ...]] = [
     # -- key=value / key: value ----------------------------------------------------------------
     ("pair", "token-scheme-bearer", f"token=Bearer {TOKEN}", TOKEN, "token="),
     ("pair", "api-key-scheme-bearer", f"api_key: Bearer {TOKEN}", TOKEN, "api_key"),
+    # Dotted, but not code: a digit, or a capitalised first word.
+    ("pair", "dotted-password", "DB_PASSWORD=Hunter2.Spring", "Hunter2.Spring", "DB_PASSWORD="),
+    ("pair", "dotted-words-password", "password: Summer.Autumn", "Summer.Autumn", "password: "),
+    ("pair", "dollar-password", "MYSQL_ROOT_PASSWORD=$ecretP4ssw0rd!", "ecretP4ssw0rd", "MYSQL_ROOT_PASSWORD="),
+    ("pair", "vault-legacy-token", f"VAULT_TOKEN=s.{TOKEN}", TOKEN),
     ("pair", "password-eq", "connecting with password=Tr0ub4dor&3 to db", "Tr0ub4dor"),
     ("pair", "password-quoted-spaces", 'password = "correct horse battery staple"', "horse battery staple"),
     ("pair", "client-secret", f"client_secret={TOKEN}&grant_type=client_credentials", TOKEN),
@@ -377,6 +382,7 @@ FALSE_POSITIVES: list[str] = [
     "docker run -p 127.0.0.1:5432:5432 postgres:16",
     "SID=ORCL sqlplus scott@db",
     "theme=dark",
+    "PGPASSWORD=$pg_password psql -h db; DB_PASSWORD=${DbPassword} make migrate",
     "curl -c jar.txt -b jar.txt https://app.example.com",
     "psql -U app -d orders -c 'select 1'",
 ]
