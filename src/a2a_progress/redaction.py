@@ -104,7 +104,9 @@ _PLACEHOLDER: Final = (
     r"|\*{3,}|•+|x{3,}|X{3,}|<[^<>\r\n]{1,60}>|\$\([^()\r\n]{1,200}\)|\$\{[A-Za-z_]\w{0,60}\}"
     # "$TOKEN", "$api_key"; "$ecretP4ss" (mixed case and digits) is a password, not a variable.
     r"|\$(?:[A-Z_][A-Z0-9_]{0,60}+|[a-z_][a-z0-9_]{0,60}+)"
-    r"|%[A-Za-z_]\w{0,60}%|\{\{?[\w. ]{1,60}\}\}?|%\(?\w*\)?s|(?i:your)[_-][\w-]{0,60}"
+    r"|%[A-Za-z_]\w{0,60}%|\{[\w. ]{1,60}\}|%\(?\w*\)?s|(?i:your)[_-][\w-]{0,60}"
+    # templates: Jinja/Helm "{{ lookup('env', 'X') }}", GitHub Actions "${{ secrets.X }}"
+    r"|\$?\{\{[^{}\r\n]{1,100}\}\}"
     r"|(?:[A-Za-z0-9]{1,10}[_-]){0,3}(?:\.{3}|…)"
     rf"|{re.escape(MASK)}"
 )
@@ -254,7 +256,9 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # curl -u user:password, --user, --proxy-user; "-u user -p password" (docker, mysql).
         "basic_user",
         r"(?P<basic_user_keep>(?<![\w-])(?:(?:-u|--user|--proxy-user)(?:[ \t]+|=)[\"']?"
-        r"[^\s:\"']{1,256}+:(?!//)|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))[^\s\"']+",
+        r"[^\s:\"']{1,256}+:(?!//)|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))"
+        # Up to a shell operator, as tool_password's values: masking twice changes nothing.
+        rf"{_NOT_A_SECRET}[^\s\"';&|<>]+",
     ),
     (
         "netrc",

@@ -382,6 +382,8 @@ FALSE_POSITIVES: list[str] = [
     "docker run -p 127.0.0.1:5432:5432 postgres:16",
     "SID=ORCL sqlplus scott@db",
     "theme=dark",
+    "env:\n  API_KEY: ${{ secrets.API_KEY }}\n  token: \"{{ lookup('env', 'TOKEN') }}\"",
+    'curl -H "X-Api-Key: $API_KEY" -H "Authorization: Bearer ${{ secrets.GH_TOKEN }}" https://x',
     "PGPASSWORD=$pg_password psql -h db; DB_PASSWORD=${DbPassword} make migrate",
     "curl -c jar.txt -b jar.txt https://app.example.com",
     "psql -U app -d orders -c 'select 1'",
