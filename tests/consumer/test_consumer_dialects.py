@@ -237,6 +237,38 @@ def test_adk_parts_in_artifact_updates_are_read_once() -> None:
     assert progress(assembler, [snapshot]) == []
 
 
+@pytest.mark.parametrize(("dialects", "reply"), [("adk", "The answer."), ("none", None)])
+def test_adk_thoughts_sent_as_artifacts_are_thinking_not_the_reply(
+    dialects: str, reply: str | None
+) -> None:
+    # Newer ADK streams thoughts in artifact updates too; the answer follows in the same way.
+    assembler = ProgressAssembler(dialects=dialects)
+    thought = TaskArtifactUpdateEvent(
+        task_id="t1",
+        context_id="c1",
+        artifact=Artifact(artifact_id="a-thought", parts=[adk_thought("Look it up first.")]),
+    )
+    answer = TaskArtifactUpdateEvent(
+        task_id="t1",
+        context_id="c1",
+        artifact=Artifact(artifact_id="a-answer", parts=[Part(text="The answer.")]),
+    )
+    done = TaskStatusUpdateEvent(
+        task_id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED)
+    )
+    updates = [u for e in (thought, answer, done) for u in assembler.feed(e)]
+    [outcome] = [u for u in updates if not isinstance(u, ProgressUpdate)]
+    thinking = [
+        u for u in updates if isinstance(u, ProgressUpdate) and u.envelope.kind is Kind.THINKING
+    ]
+    if reply is None:  # dialects off: the thought is just artifact text, as before
+        assert not thinking
+        assert outcome.reply == "Look it up first.\nThe answer."
+    else:
+        assert [u.envelope.content for u in thinking] == ["Look it up first."]
+        assert outcome.reply == reply
+
+
 def test_junk_in_a_dialect_stays_bounded() -> None:
     assembler = ProgressAssembler(dialects="all")
     junk = [data_part({"no": "id"}, {"adk_type": "function_call"}) for _ in range(50)]

@@ -57,6 +57,9 @@ async def test_follow_shows_each_adk_tool_call_and_thought(mode: str) -> None:
     assert isinstance(outcome, TurnOutcome)
     assert outcome.state == TaskState.TASK_STATE_COMPLETED
     assert ANSWER in outcome.reply
+    # Thoughts are thinking, never the answer (newer ADK streams them as artifacts too).
+    assert THOUGHT not in outcome.reply
+    assert SECOND_THOUGHT not in outcome.reply
     assert all(u.dialect == "adk" for u in progress)
     thoughts = [u.envelope.content for u in progress if u.envelope.kind is Kind.THINKING]
     assert thoughts == [THOUGHT, SECOND_THOUGHT]

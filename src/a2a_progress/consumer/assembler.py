@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from a2a.types.a2a_pb2 import Artifact, Message, Role, TaskState, TaskStatus
+from a2a.types.a2a_pb2 import Artifact, Message, Part, Role, TaskState, TaskStatus
 from google.protobuf.struct_pb2 import Struct  # type: ignore[import-untyped]
 
 from a2a_progress.carrier import (
@@ -40,7 +40,13 @@ from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord
 from a2a_progress.consumer.turn import Turn, current_turn_messages, window_key
 from a2a_progress.consumer.updates import ProgressUpdate, TurnOutcome, Update, accepted_update
-from a2a_progress.dialects import DialectReading, TurnDialects, fallback_text, resolve_dialects
+from a2a_progress.dialects import (
+    DialectReading,
+    TurnDialects,
+    fallback_text,
+    is_progress_part,
+    resolve_dialects,
+)
 from a2a_progress.envelope import Envelope, Kind
 
 # Protobuf enum attributes are looked up by Python code (~1 us each on a slow machine): the
@@ -257,7 +263,7 @@ class ProgressAssembler:
             context_id=turn.context_id,
             state=turn.state if state is None else state,
             terminal=terminal,
-            reply=turn.reply.reply(message),
+            reply=turn.reply.reply(message, progress=self._progress_part),
             message=message,
             artifacts=turn.reply.artifacts,
             closed=turn.calls.end_open(reason, at),
@@ -451,6 +457,9 @@ class ProgressAssembler:
         )
 
     # -- dialects ----------------------------------------------------------------------------
+
+    def _progress_part(self, part: Part) -> bool:
+        return is_progress_part(part, self._dialects)
 
     def _dialects_of(self, turn: Turn) -> TurnDialects:
         if turn.dialects is None:

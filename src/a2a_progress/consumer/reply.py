@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from a2a.types.a2a_pb2 import Artifact, Message
+from collections.abc import Callable
+
+from a2a.types.a2a_pb2 import Artifact, Message, Part
 
 from a2a_progress.carrier import message_text
 
@@ -38,8 +40,14 @@ class ReplyAssembly:
             known.parts[-1].text += parts.pop(0).text
         known.parts.extend(parts)
 
-    def reply(self, message: Message | None) -> str:
-        """The reply: the final message's text, else the text of the artifacts."""
+    def reply(
+        self, message: Message | None, *, progress: Callable[[Part], bool] | None = None
+    ) -> str:
+        """The reply: the final message's text, else the text of the artifacts.
+
+        ``progress`` picks the artifact parts a dialect read as progress (an ADK thought): they
+        were shown as thinking and are not the answer.
+        """
         reply = message_text(message) if message is not None else ""
         if reply:
             return reply
@@ -47,5 +55,5 @@ class ReplyAssembly:
             part.text
             for artifact in self._artifacts.values()
             for part in artifact.parts
-            if part.HasField("text")
+            if part.HasField("text") and (progress is None or not progress(part))
         )

@@ -25,7 +25,8 @@ from typing import Final
 from a2a.types.a2a_pb2 import Part
 from google.protobuf.struct_pb2 import Struct  # type: ignore[import-untyped]
 
-from a2a_progress.dialects.adk import AdkReader
+from a2a_progress.dialects.adk import NAME as NAME_ADK
+from a2a_progress.dialects.adk import AdkReader, is_thought
 from a2a_progress.dialects.base import DialectReader, SeqCounter, fallback_text
 from a2a_progress.dialects.gemini_cli import GeminiCliReader
 from a2a_progress.envelope import Envelope
@@ -42,6 +43,15 @@ DIALECT_NAMES: Final = tuple(_READERS)
 """Every known dialect, in the order an update is offered to them."""
 
 _NONE: Final = frozenset({"none", "off", "false", "0"})
+
+
+def is_progress_part(part: Part, dialects: frozenset[str]) -> bool:
+    """Whether an enabled dialect reads ``part`` as progress only (e.g. an ADK thought).
+
+    Newer ADK sends thoughts in artifact updates too: read as ``thinking``, they are not also
+    the reply.
+    """
+    return NAME_ADK in dialects and is_thought(part)
 
 
 def resolve_dialects(dialects: str | Iterable[str] | None = None) -> frozenset[str]:
@@ -112,5 +122,6 @@ __all__ = [
     "DialectReading",
     "TurnDialects",
     "fallback_text",
+    "is_progress_part",
     "resolve_dialects",
 ]

@@ -58,6 +58,15 @@ def _flag(meta: Struct, keys: Sequence[str]) -> bool:
     return any(metadata_value([meta], key) is True for key in keys)
 
 
+def is_thought(part: Part) -> bool:
+    """Whether ``part`` is a model thought ADK sent (progress, never part of the reply)."""
+    return (
+        part.HasField("text")
+        and part.HasField("metadata")
+        and _flag(part.metadata, ("adk_thought",))
+    )
+
+
 class AdkReader:
     """Reads one turn of an ADK agent: pairs calls and responses by id, each once."""
 
