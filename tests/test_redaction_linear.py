@@ -56,6 +56,7 @@ PIECES = [
     "--with-token <<< ",
     "aws configure set a", "dotnet user-secrets set \"a", "gh secret set a ", "--from-literal=a",
     "curl -b a", "curl -b 'a", "curl a ", "-U a", "-U a%",
+    "password=${{", "token: {{ a", "password=$a", "password=$A1b", "-u a -p $", "-u a -p ;",
 ]  # fmt: skip
 
 
