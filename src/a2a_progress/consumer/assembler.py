@@ -421,7 +421,7 @@ class ProgressAssembler:
     ) -> ProgressUpdate | None:
         # envelope.stream_id, inlined (a property call per envelope).
         key = envelope.stream_key or envelope.tool_call_id or ""
-        window_at = key if dialect is None else window_key(key, dialect)
+        window_at = window_key(key, dialect)
         window = turn.streams.get(window_at)
         late = False
         forgotten: tuple[CallRecord, ...] = ()
