@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from a2a.client import BaseClient, ClientCallContext, ClientConfig
 from a2a.client.transports.base import ClientTransport
@@ -39,13 +39,29 @@ from workload import prose
 UPDATES_PER_TOOL = 4
 """Working updates per tool call: thinking, tool_call running, text, tool_call done."""
 
-_TOOLS = ("search_code", "read_file", "run_tests", "ci_status", "query_db")
+TOOLS = ("search_code", "read_file", "run_tests", "ci_status", "query_db")
+"""The tools the agent calls, in turn."""
+
+
+class TurnObserver(Protocol):
+    """Told by the agent what it emits (floor.py's SDK floor): called after each working update
+    with its text (empty for a tool call's start and end), ``end()`` after the last."""
+
+    def __call__(self, content: str) -> None: ...
+
+    def end(self) -> None: ...
 
 
 class ScriptedAgent(AgentExecutor):
-    """Runs the number of tool calls the request's text asks for (``"tools=N"``)."""
+    """Runs the number of tool calls the request's text asks for (``"tools=N"``).
 
-    def __init__(self, seed: int = 13) -> None:
+    ``observer``, if given, opens a :class:`TurnObserver` per turn (the SDK floor's callee side).
+    """
+
+    def __init__(
+        self, seed: int = 13, observer: Callable[[RequestContext], TurnObserver] | None = None
+    ) -> None:
+        self._observer = observer
         rng = random.Random(seed)
         self._thoughts = [prose(rng, 150, 1500) for _ in range(32)]
         self._notes = [prose(rng, 30, 300) for _ in range(32)]
@@ -56,12 +72,24 @@ class ScriptedAgent(AgentExecutor):
         assert context.message is not None
         tools = int(context.get_user_input().removeprefix("tools="))
         updater = await open_task(context, event_queue)
+        observe = None if self._observer is None else self._observer(context)
         async with ProgressEmitter(updater) as progress:
             for index in range(tools):
-                await progress.thinking(self._thoughts[index % 32])
-                async with progress.tool_call(_TOOLS[index % 5], f"call-{index}"):
-                    await progress.text(self._notes[index % 32])
+                thought, note = self._thoughts[index % 32], self._notes[index % 32]
+                await progress.thinking(thought)
+                if observe is not None:
+                    observe(thought)
+                async with progress.tool_call(TOOLS[index % 5], f"call-{index}"):
+                    if observe is not None:
+                        observe("")
+                    await progress.text(note)
+                    if observe is not None:
+                        observe(note)
+                if observe is not None:
+                    observe("")
             await progress.complete(f"ran {tools} tools")
+        if observe is not None:
+            observe.end()
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         raise NotImplementedError

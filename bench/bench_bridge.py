@@ -12,7 +12,11 @@ process, interleaved (the order reverses every repetition):
 - ``unsampled``: the same with a ``ParentBased(ALWAYS_OFF)`` sampler, so the caller's turn is
   dropped by the root sampler and the callee's by the parent-based rule (propagated unsampled):
   ``bridge_unsampled``;
-- ``content_off``: ``on`` with ``capture_content=False``: ``bridge_content_off``.
+- ``content_off``: ``on`` with ``capture_content=False``: ``bridge_content_off``;
+- ``floor`` and ``floor_unsampled``: the instrumentor off, and the OpenTelemetry SDK calls that
+  write the same spans, events and metrics made in place by the agent and the caller loop
+  themselves, with no protocol work at all (floor.py), sampled and unsampled:
+  ``bridge_sdk_floor`` and ``bridge_sdk_floor_unsampled``, what an ideal bridge would cost.
 
 The instrumentor is switched on and off between repetitions, and each repetition builds its
 handler and client afresh, so the off arm has no proxy at all (a handler built while
@@ -38,6 +42,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased
 
 from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.otel.metrics import BridgeMetrics
 from agent import (
     UPDATES_PER_TOOL,
     ScriptedAgent,
@@ -46,7 +51,8 @@ from agent import (
     run_turn,
     tracer_provider,
 )
-from benchlib import Figure, interleave_arms, ratio_figure
+from benchlib import Arm, Figure, interleave_arms, ratio_figure
+from floor import FloorObserver, floor_turn
 
 _CONTENT = "a2a.progress.content"
 
@@ -77,7 +83,34 @@ def run(quick: bool) -> list[Figure]:
         finally:
             await handler.aclose()
 
-    def arm(name: str, spans: Callable[[], None] | None, **options: Any) -> Callable[[], float]:
+    def floor_arm(name: str, tracers: TracerProvider, spans: Callable[[], None]) -> Arm:
+        def run_arm() -> float:
+            reader = InMemoryMetricReader()
+            meters = MeterProvider(metric_readers=[reader])
+            tracer = tracers.get_tracer("a2a_progress.bench.floor")
+            metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
+            observed = ScriptedAgent(observer=FloorObserver(tracer, metrics).turn)
+
+            async def turns_with_floor() -> None:
+                client, handler = in_process_client(observed)
+                try:
+                    for _ in range(turns):
+                        result = await floor_turn(client, tools, tracer, metrics)
+                        if not result.completed:
+                            raise AssertionError(f"turn did not complete: {result}")
+                finally:
+                    await handler.aclose()
+
+            cpu, wall = cpu_and_wall(lambda: runner.run(turns_with_floor()))
+            spans()
+            _check_metrics(reader, turns, tools)
+            meters.shutdown()
+            walls.setdefault(name, []).append(wall)
+            return cpu
+
+        return run_arm
+
+    def arm(name: str, spans: Callable[[], None] | None, **options: Any) -> Arm:
         def run_arm() -> float:
             reader = InMemoryMetricReader()
             meters = MeterProvider(metric_readers=[reader])
@@ -116,6 +149,8 @@ def run(quick: bool) -> list[Figure]:
         "content_off": arm(
             "content_off", recorded(False), tracer_provider=provider, capture_content=False
         ),
+        "floor": floor_arm("floor", provider, recorded(True)),
+        "floor_unsampled": floor_arm("floor_unsampled", unsampled, none_recorded),
     }
     try:
         samples = interleave_arms(arms, reps=5 if quick else 7, warmup=1)
@@ -172,6 +207,22 @@ def run(quick: bool) -> list[Figure]:
             1.15,
             "capture_content=False; every span checked as for bridge_inprocess, and no "
             "content attribute on any event",
+        ),
+        figure(
+            "bridge_sdk_floor",
+            "floor",
+            1.15,
+            "the OpenTelemetry SDK floor: instrumentor off, the same spans, events and metrics "
+            "made in place by the agent and the caller loop, which know the script (no envelope "
+            "read, ordered or redacted); checked as for bridge_inprocess; bridge_inprocess's "
+            "target beside it",
+        ),
+        figure(
+            "bridge_sdk_floor_unsampled",
+            "floor_unsampled",
+            1.03,
+            "the SDK floor with the ParentBased(ALWAYS_OFF) sampler: the same calls, the spans "
+            "dropped, the metrics recorded; bridge_unsampled's target beside it",
         ),
     ]
 

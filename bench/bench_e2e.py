@@ -25,7 +25,7 @@ import os
 import socket
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
@@ -34,11 +34,20 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
 from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.serve import create_client, serve_agent
 from agent import UPDATES_PER_TOOL, ScriptedAgent, TurnResult, run_turn, tracer_provider
 from benchlib import Figure, interleave, ratio_figure
+from floor import FloorObserver, floor_turn
 
 ENDPOINT_ENV = "BENCH_OTLP_ENDPOINT"
+
+# Services are "<prefix>-caller" and "<prefix>-callee": the bridge's arms, and the SDK floor's.
+BRIDGE_SERVICE = "bench"
+FLOOR_SERVICE = "bench-floor"
+
+TurnRunner = Callable[[Any, int], Awaitable[TurnResult]]
+"""Runs one turn of so many tool calls through a client (agent.run_turn, floor.floor_turn)."""
 
 
 def refused_endpoint() -> str:
@@ -52,13 +61,13 @@ def refused_endpoint() -> str:
 class Telemetry:
     """Both sides' providers for one instrumented repetition, exporting to ``endpoint``."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, service: str = BRIDGE_SERVICE) -> None:
         self.span_exporters = [
             OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"),
             OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"),
         ]
-        self.caller = tracer_provider("bench-caller", self.span_exporters[0])
-        self.callee = tracer_provider("bench-callee", self.span_exporters[1])
+        self.caller = tracer_provider(f"{service}-caller", self.span_exporters[0])
+        self.callee = tracer_provider(f"{service}-callee", self.span_exporters[1])
         self.metric_exporter = OTLPMetricExporter(endpoint=f"{endpoint}/v1/metrics")
         self.meters = MeterProvider(
             metric_readers=[PeriodicExportingMetricReader(self.metric_exporter)]
@@ -91,26 +100,29 @@ class Bench:
         self.instrumentor = A2AProgressInstrumentor()
         self.runner = asyncio.Runner()
         self.walls: dict[str, list[float]] = {}
-        self.instrumented_reps = 0
+        # Repetitions that exported spans, by arm label (the parent checks them at the receiver).
+        self.exported_reps: dict[str, int] = {}
 
     @property
     def updates(self) -> int:
         return self.turns * self.tools * UPDATES_PER_TOOL
 
-    async def _serve_and_run(self) -> tuple[float, float]:
-        async with serve_agent(self.agent, grpc_port=None) as served:
+    async def _serve_and_run(
+        self, agent: ScriptedAgent | None = None, turn: TurnRunner = run_turn
+    ) -> tuple[float, float]:
+        async with serve_agent(agent or self.agent, grpc_port=None) as served:
             client = create_client(served.card_for("jsonrpc"))
             try:
-                await run_turn(client, 1)  # connection set up, outside the clock
-                return await self._timed_turns(client)
+                await turn(client, 1)  # connection set up, outside the clock
+                return await self._timed_turns(client, turn)
             finally:
                 await client.close()
 
-    async def _timed_turns(self, client: Any) -> tuple[float, float]:
+    async def _timed_turns(self, client: Any, turn: TurnRunner) -> tuple[float, float]:
         results: list[TurnResult] = []
         cpu, wall = time.process_time(), time.perf_counter()
         for _ in range(self.turns // self.concurrent):
-            turns = (run_turn(client, self.tools) for _ in range(self.concurrent))
+            turns = (turn(client, self.tools) for _ in range(self.concurrent))
             results += await asyncio.gather(*turns)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         if len(results) != self.turns or not all(result.completed for result in results):
@@ -131,7 +143,31 @@ class Bench:
                     self.instrumentor.uninstrument()
                     telemetry.shutdown(dead=label == "dead")
             if label == "live":
-                self.instrumented_reps += 1
+                self.exported_reps[label] = self.exported_reps.get(label, 0) + 1
+            self.walls.setdefault(label, []).append(wall)
+            return cpu
+
+        return run
+
+    def floor_arm(self, label: str, endpoint: str) -> Callable[[], float]:
+        """The OpenTelemetry SDK floor (floor.py): the instrumentor off, the same spans and
+        metrics made in place by the agent and the caller loop, exported the same way."""
+
+        def run() -> float:
+            telemetry = Telemetry(endpoint, service=FLOOR_SERVICE)
+            metrics = BridgeMetrics(telemetry.meters.get_meter("a2a_progress.bench.floor"))
+            callee = telemetry.callee.get_tracer("a2a_progress.bench.floor")
+            caller = telemetry.caller.get_tracer("a2a_progress.bench.floor")
+            agent = ScriptedAgent(observer=FloorObserver(callee, metrics).turn)
+
+            def turn(client: Any, tools: int) -> Awaitable[TurnResult]:
+                return floor_turn(client, tools, caller, metrics)
+
+            try:
+                cpu, wall = self.runner.run(self._serve_and_run(agent, turn))
+            finally:
+                telemetry.shutdown(dead=False)
+            self.exported_reps[label] = self.exported_reps.get(label, 0) + 1
             self.walls.setdefault(label, []).append(wall)
             return cpu
 
@@ -161,7 +197,8 @@ class Bench:
                 "wall_ratio": round(wall_a / wall_b, 4),
                 # The parent checks these at the receiver (run.py).
                 "expect_spans": {
-                    "reps": self.instrumented_reps,
+                    "service": FLOOR_SERVICE if labels[0] == "floor" else BRIDGE_SERVICE,
+                    "reps": self.exported_reps.get(labels[0], 0),
                     "turns_per_rep": self.turns,
                     "tools_per_trace": self.tools,
                     "warmup_tools": 1,

@@ -8,7 +8,10 @@ server and client in this process) runs in three arms, interleaved:
   receiver (the ``e2e_loopback`` figure is ``live`` against ``off``);
 - ``sdk``: a2a-sdk's own tracing on (its ``trace_class`` spans on the request handler, event
   queue and consumer, to a TracerProvider set as the global one, exporting OTLP/HTTP to the
-  same receiver through the same BatchSpanProcessor) and our instrumentor off.
+  same receiver through the same BatchSpanProcessor) and our instrumentor off;
+- ``floor``: the OpenTelemetry SDK floor (floor.py): our instrumentor off, the same spans,
+  events and metrics made in place by the agent and the caller loop with no protocol work,
+  exported the same way: ``e2e_sdk_floor``, what an ideal bridge would cost here.
 
 ``vs_a2a_sdk_tracing`` is our added CPU time over a2a-sdk's: ``(live - off) / (sdk - off)``,
 medians. a2a-sdk decides at import whether its tracing exists (``OTEL_INSTRUMENTATION_A2A_SDK_
@@ -79,6 +82,7 @@ def run(quick: bool) -> list[Figure]:
         "live": bench.arm("live", endpoint()),
         "off": bench.arm("off", None),
         "sdk": sdk_arm,
+        "floor": bench.floor_arm("floor", endpoint()),
     }
     try:
         samples = interleave_arms(arms, reps=3 if quick else 5)
@@ -95,6 +99,17 @@ def run(quick: bool) -> list[Figure]:
         ("live", "off"),
         target=1.10,
         notes=f"{workload}, instrumented (OTLP/HTTP to a live receiver) vs uninstrumented",
+    )
+    floor = bench.figure(
+        "e2e_sdk_floor",
+        (samples["floor"], samples["off"]),
+        ("floor", "off"),
+        target=1.10,
+        notes=(
+            f"{workload}: the OpenTelemetry SDK floor (the same spans, events and metrics made "
+            "in place with no protocol work, OTLP/HTTP to the same receiver) vs uninstrumented; "
+            "e2e_loopback's target beside it"
+        ),
     )
     off, ours, theirs = (statistics.median(samples[arm]) for arm in ("off", "live", "sdk"))
     versus = ratio_figure(
@@ -118,4 +133,4 @@ def run(quick: bool) -> list[Figure]:
     )
     versus.extra.pop("samples")
     versus.extra.pop("reps")
-    return [loopback, versus]
+    return [loopback, versus, floor]

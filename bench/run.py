@@ -33,8 +33,14 @@ WORKERS: dict[str, tuple[str, ...]] = {
     "codec_roundtrip": ("codec_roundtrip",),
     "consumer_throughput": ("consumer_throughput",),
     "consumer_memory": ("consumer_memory",),
-    "bridge_inprocess": ("bridge_inprocess", "bridge_unsampled", "bridge_content_off"),
-    "e2e_loopback": ("e2e_loopback", "vs_a2a_sdk_tracing"),
+    "bridge_inprocess": (
+        "bridge_inprocess",
+        "bridge_unsampled",
+        "bridge_content_off",
+        "bridge_sdk_floor",
+        "bridge_sdk_floor_unsampled",
+    ),
+    "e2e_loopback": ("e2e_loopback", "vs_a2a_sdk_tracing", "e2e_sdk_floor"),
     "e2e_dead_collector": ("e2e_dead_collector",),
     "concurrency": ("concurrency",),
 }
@@ -125,14 +131,16 @@ def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
     call under that side's turn span, ended ``done`` with no error.
     """
     expect = result.pop("expect_spans")
+    services = (f"{expect['service']}-caller", f"{expect['service']}-callee")
     reps, turns = expect["reps"], expect["turns_per_rep"]
     tools, warmup_tools = expect["tools_per_trace"], expect["warmup_tools"]
     wanted_spans = 2 * reps * (turns * (1 + tools) + 1 + warmup_tools)
     problems: list[str] = []
 
     def ours(got: list[Any]) -> list[Any]:
-        # Other services' spans (a2a-sdk's own tracing arm) are not the bridge's to check.
-        return [span for span in got if span.service_name in BRIDGE_SERVICES]
+        # Other arms' spans (a2a-sdk's own tracing, the bridge or the SDK floor) are checked
+        # by their own figures.
+        return [span for span in got if span.service_name in services]
 
     try:
         spans = ours(
@@ -147,7 +155,7 @@ def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
         by_trace.setdefault(span.trace_id, []).append(span)
     sizes: dict[int, int] = {}
     for trace_spans in by_trace.values():
-        problem = _trace_problem(trace_spans)
+        problem = _trace_problem(trace_spans, services)
         if problem:
             problems.append(problem)
         n_tools = sum(s.name.startswith("execute_tool") for s in trace_spans) // 2
@@ -159,17 +167,15 @@ def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
     result["spans_received"] = len(spans)
     others = len(receiver.spans()) - len(spans)
     if others:
-        result["notes"] += f"; {others} spans of other services (a2a-sdk's tracing) received"
+        result["notes"] += f"; {others} spans of other arms' services received"
     verdict = "every span correct" if not problems else "SPAN PROBLEMS: " + "; ".join(problems[:5])
     result["notes"] += f"; at the receiver: {len(spans)} spans in {len(by_trace)} traces, {verdict}"
 
 
-BRIDGE_SERVICES = ("bench-caller", "bench-callee")
-
-
-def _trace_problem(spans: list[Any]) -> str | None:
-    calls = [s for s in spans if s.kind == "CLIENT" and s.service_name == "bench-caller"]
-    executions = [s for s in spans if s.kind == "SERVER" and s.service_name == "bench-callee"]
+def _trace_problem(spans: list[Any], services: tuple[str, str]) -> str | None:
+    caller, callee = services
+    calls = [s for s in spans if s.kind == "CLIENT" and s.service_name == caller]
+    executions = [s for s in spans if s.kind == "SERVER" and s.service_name == callee]
     if len(calls) != 1 or len(executions) != 1:
         return f"trace with {len(calls)} caller and {len(executions)} callee turn spans"
     call, execution = calls[0], executions[0]
@@ -178,7 +184,7 @@ def _trace_problem(spans: list[Any]) -> str | None:
     for span in spans:
         if span in (call, execution):
             continue
-        parent = call if span.service_name == "bench-caller" else execution
+        parent = call if span.service_name == caller else execution
         if not span.name.startswith("execute_tool") or span.parent_span_id != parent.span_id:
             return f"stray span {span.service_name}/{span.name}"
         if span.attributes.get("a2a.progress.end_reason") != "done" or span.status_code == "ERROR":

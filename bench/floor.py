@@ -1,0 +1,205 @@
+"""The OpenTelemetry SDK floor: the same spans, events and metrics, made with no protocol work.
+
+What would an ideal bridge cost? At least what the OpenTelemetry SDK calls cost that write
+exactly the telemetry the bridge writes for the in-process workload. This module makes those
+calls in place, where the bridge would, with the instrumentor off:
+
+- on the callee, :class:`FloorObserver` is told by the benchmark agent what it is emitting (it
+  knows its own script: no envelope is read, nothing is decoded, ordered or redacted) and opens
+  the SERVER span in the caller's propagated context, a span event per thinking and text block,
+  an ``execute_tool`` span per tool call (current while the tool runs) with the bridge's
+  attributes, its end attributes, and the duration histogram;
+- on the caller, :func:`floor_turn` sends the trace context, opens the CLIENT span and, knowing
+  the script too, maps the n-th working update to the same calls; the content it records is the
+  update's text fallback (no JSON decoding), unredacted.
+
+Envelope counts are added once per turn. The spans are checked like the bridge's
+(bench_bridge._check_spans): same names, kinds, parents, attribute keys, event counts.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from a2a.client import ClientCallContext
+from a2a.server.agent_execution import RequestContext
+from a2a.types import TaskState
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+from opentelemetry.trace import Span, SpanKind, Tracer
+
+from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.metrics import BridgeMetrics
+from agent import TOOLS, UPDATES_PER_TOOL, TurnResult, request
+
+
+def _tool_attributes(
+    index: int, observer: str, seq: int, task_id: str, context_id: str
+) -> dict[str, Any]:
+    call = f"call-{index}"
+    return {
+        conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
+        conv.GEN_AI_TOOL_NAME: TOOLS[index % len(TOOLS)],
+        conv.OBSERVER: observer,
+        conv.SEQ_FIRST: seq,
+        conv.GEN_AI_TOOL_CALL_ID: call,
+        conv.STREAM_KEY: call,
+        conv.A2A_TASK_ID: task_id,
+        conv.GEN_AI_CONVERSATION_ID: context_id,
+    }
+
+
+class _Side:
+    """One side's telemetry for one turn: the turn span and the tool call in progress.
+
+    On the callee the tool's span is current while the tool runs, as the bridge makes it.
+    """
+
+    def __init__(
+        self, tracer: Tracer, metrics: BridgeMetrics, observer: str, turn: Span, *, current: bool
+    ) -> None:
+        self.tracer, self.metrics, self.observer, self.turn = tracer, metrics, observer, turn
+        self.turn_context = trace.set_span_in_context(turn)
+        self.current = current
+        # Unsampled: no span event, no tool span (its context would be the turn's), only the
+        # duration metric: what the bridge does for a turn the sampler dropped.
+        self.recording = turn.is_recording()
+        self.tool: Span | None = None
+        self.tool_token: object | None = None
+        self.started = 0.0
+        self.seq_first = 0
+        self.updates = 0
+        self.task_id = self.context_id = ""
+
+    def update(self, content: str) -> None:
+        """The turn's next working update (its seq is its 1-based number)."""
+        number, self.updates = self.updates, self.updates + 1
+        seq, step, index = number + 1, number % UPDATES_PER_TOOL, number // UPDATES_PER_TOOL
+        if step == 1:
+            self.started, self.seq_first = time.monotonic(), seq
+        elif step == 3:
+            self.metrics.record_duration(
+                time.monotonic() - self.started,
+                tool=TOOLS[index % len(TOOLS)],
+                observer=self.observer,
+                end_reason="done",
+            )
+        if not self.recording:
+            return
+        if step == 0:
+            self.turn.add_event(conv.EVENT_THINKING, {conv.SEQ: seq, conv.CONTENT: content})
+        elif step == 1:
+            attributes = _tool_attributes(index, self.observer, seq, self.task_id, self.context_id)
+            self.tool = self.tracer.start_span(
+                f"{conv.TOOL_SPAN_PREFIX} {attributes[conv.GEN_AI_TOOL_NAME]}",
+                context=self.turn_context,
+                kind=SpanKind.INTERNAL,
+                attributes=attributes,
+            )
+            if self.current:
+                self.tool_token = otel_context.attach(
+                    trace.set_span_in_context(self.tool, self.turn_context)
+                )
+        elif step == 2:
+            self.turn.add_event(conv.EVENT_TEXT, {conv.SEQ: seq, conv.CONTENT: content})
+        elif self.tool is not None:
+            self.tool.set_attributes(
+                {conv.SEQ_LAST: seq, conv.SEQ_FIRST: self.seq_first, conv.END_REASON: "done"}
+            )
+            self.tool.end()
+            if self.tool_token is not None:
+                otel_context.detach(self.tool_token)  # type: ignore[arg-type]
+                self.tool_token = None
+            self.tool = None
+
+    def end(self) -> None:
+        """Count the turn's envelopes (once, as the bridge batches them) and end its span."""
+        updates = self.updates
+        self.metrics.count_envelopes("accepted", self.observer, updates)
+        kinds = (("thinking", updates // 4), ("tool_call", updates // 2), ("text", updates // 4))
+        for kind, count in kinds:
+            self.metrics.count_kinds(kind, self.observer, count)
+        self.turn.set_attribute(conv.A2A_TASK_STATE, "TASK_STATE_COMPLETED")
+        self.turn.end()
+
+
+class FloorObserver:
+    """The callee's floor, driven by the benchmark agent (ScriptedAgent's ``observer``)."""
+
+    def __init__(self, tracer: Tracer, metrics: BridgeMetrics) -> None:
+        self._tracer, self._metrics = tracer, metrics
+
+    def turn(self, context: RequestContext) -> CalleeTurn:
+        """Open the SERVER span in the caller's propagated context and make it current."""
+        call = context.call_context
+        parent = propagate.extract(call.state.get("headers", {}) if call is not None else {})
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        span = self._tracer.start_span(
+            conv.METHOD_SEND_STREAMING,
+            context=parent,
+            kind=SpanKind.SERVER,
+            attributes={
+                conv.A2A_METHOD_NAME: conv.METHOD_SEND_STREAMING,
+                conv.A2A_TASK_ID: task_id,
+                conv.GEN_AI_CONVERSATION_ID: context_id,
+                conv.GEN_AI_AGENT_NAME: "bench agent",
+            },
+        )
+        side = _Side(self._tracer, self._metrics, conv.OBSERVER_CALLEE, span, current=True)
+        side.task_id, side.context_id = task_id, context_id
+        return CalleeTurn(side, otel_context.attach(side.turn_context))
+
+
+class CalleeTurn:
+    """The agent calls it after each working update it enqueued, and ``end()`` at the end."""
+
+    def __init__(self, side: _Side, token: object) -> None:
+        self._side, self._token = side, token
+
+    def __call__(self, content: str) -> None:
+        self._side.update(content)
+
+    def end(self) -> None:
+        otel_context.detach(self._token)  # type: ignore[arg-type]
+        self._side.end()
+
+
+async def floor_turn(client: Any, tools: int, tracer: Tracer, metrics: BridgeMetrics) -> TurnResult:
+    """:func:`agent.run_turn` with the caller's floor telemetry."""
+    span = tracer.start_span(
+        conv.METHOD_SEND_STREAMING,
+        kind=SpanKind.CLIENT,
+        attributes={
+            conv.A2A_METHOD_NAME: conv.METHOD_SEND_STREAMING,
+            conv.GEN_AI_AGENT_NAME: "bench agent",
+            conv.SERVER_ADDRESS: "in-process",
+        },
+    )
+    side = _Side(tracer, metrics, conv.OBSERVER_CALLER, span, current=False)
+    token = otel_context.attach(side.turn_context)
+    headers: dict[str, str] = {}
+    propagate.inject(headers)
+    result = TurnResult()
+    try:
+        stream = client.send_message(
+            request(tools), context=ClientCallContext(service_parameters=headers)
+        )
+        async for event in stream:
+            result.events += 1
+            if not event.HasField("status_update"):
+                continue
+            update = event.status_update
+            if not side.task_id:
+                side.task_id, side.context_id = update.task_id, update.context_id
+                span.set_attributes(
+                    {conv.A2A_TASK_ID: side.task_id, conv.GEN_AI_CONVERSATION_ID: side.context_id}
+                )
+            result.states.append(update.status.state)
+            if update.status.state == TaskState.TASK_STATE_WORKING:
+                parts = update.status.message.parts
+                side.update(parts[0].text if parts else "")
+    finally:
+        otel_context.detach(token)
+        side.end()
+    return result
