@@ -55,7 +55,8 @@ class _Absorb:
 _ABSORB = _Absorb()
 
 
-def _sdk_tracing(on: bool) -> None:
+def sdk_tracing(on: bool) -> None:
+    """Switch a2a-sdk's own tracing on or off (a2a must have been imported with it on)."""
     sdk_telemetry.trace = trace if on else _ABSORB  # type: ignore[assignment]
 
 
@@ -67,15 +68,15 @@ def run(quick: bool) -> list[Figure]:
         SDK_SERVICE, OTLPSpanExporter(endpoint=f"{endpoint()}/v1/traces")
     )
     trace.set_tracer_provider(sdk_provider)
-    _sdk_tracing(False)
+    sdk_tracing(False)
     sdk = bench.arm("sdk", None)
 
     def sdk_arm() -> float:
-        _sdk_tracing(True)
+        sdk_tracing(True)
         try:
             return sdk()
         finally:
-            _sdk_tracing(False)
+            sdk_tracing(False)
             sdk_provider.force_flush()  # the spans still queued, outside the clock
 
     arms: dict[str, Callable[[], float]] = {

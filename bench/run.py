@@ -43,11 +43,12 @@ WORKERS: dict[str, tuple[str, ...]] = {
     "e2e_loopback": ("e2e_loopback", "vs_a2a_sdk_tracing", "e2e_sdk_floor"),
     "e2e_dead_collector": ("e2e_dead_collector",),
     "concurrency": ("concurrency",),
+    "e2e_processes": ("e2e_processes",),
 }
 FIGURES = tuple(name for names in WORKERS.values() for name in names)
 
 # Workers that export OTLP to a receiver in this process.
-E2E_WORKERS = ("e2e_loopback", "e2e_dead_collector", "concurrency")
+E2E_WORKERS = ("e2e_loopback", "e2e_dead_collector", "concurrency", "e2e_processes")
 
 
 def _runner(name: str) -> Callable[[bool], Figure | list[Figure]]:
@@ -68,10 +69,14 @@ def _runner(name: str) -> Callable[[bool], Figure | list[Figure]]:
         import bench_bridge
 
         return bench_bridge.run
-    if name == "e2e_loopback":
-        # a2a-sdk's own tracing is one arm of this worker: it must be on when a2a is imported
+    if name in ("e2e_loopback", "e2e_processes"):
+        # a2a-sdk's own tracing is one arm of these workers: it must be on when a2a is imported
         # (the other arms switch it off again, see bench_sdk_tracing.py).
         os.environ["OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"] = "true"
+        if name == "e2e_processes":
+            import bench_processes
+
+            return bench_processes.run
         import bench_sdk_tracing
 
         return bench_sdk_tracing.run
