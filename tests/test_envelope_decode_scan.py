@@ -1,0 +1,119 @@
+"""decode() runs the JSON scanner itself for text starting with ``{``: it must give exactly what
+going through ``JSONDecoder.decode`` gave (same envelope, same rejection reason and detail)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from a2a_progress.envelope import (
+    HARD_LIMIT_BYTES,
+    Envelope,
+    Rejected,
+    RejectReason,
+    decode,
+    from_wire,
+    utf8_size,
+)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal} is out of range")
+    return value
+
+
+def _reference_decode(data: str) -> Envelope | Rejected:
+    """decode() as it was: JSONDecoder.decode (same hooks), then the wire object's checks."""
+    if utf8_size(data) > HARD_LIMIT_BYTES:
+        return Rejected(RejectReason.OVERSIZE, "")
+    try:
+        obj = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite).decode(data)
+    except (ValueError, RecursionError) as exc:
+        return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
+    if not isinstance(obj, dict):
+        return Rejected(RejectReason.NOT_AN_OBJECT, "")
+    return from_wire(obj)
+
+
+def _same(data: str) -> None:
+    got, want = decode(data), _reference_decode(data)
+    assert type(got) is type(want)
+    if isinstance(want, Rejected):
+        assert isinstance(got, Rejected)
+        assert got.reason is want.reason
+        if want.reason is RejectReason.NOT_JSON:
+            assert got.detail == want.detail
+    else:
+        assert got == want
+
+
+_ENVELOPE = (
+    '{"v":1,"kind":"text","streamKey":"s","seq":3,"status":"running","payload":{"text":"hi"}}'
+)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    value=json_values,
+    head=st.sampled_from(["", " ", "\n", "\t "]),
+    tail=st.sampled_from(["", " ", "\n", "x", "}", "{}", " 1", "]"]),
+    cut=st.integers(min_value=0, max_value=40),
+)
+@example(value={"v": 1}, head="", tail="", cut=0)
+def test_decode_matches_the_decoder_on_any_json_text(
+    value: Any, head: str, tail: str, cut: int
+) -> None:
+    text = json.dumps(value)
+    _same(head + text + tail)
+    _same(text[: len(text) - cut])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cut=st.integers(min_value=0, max_value=len(_ENVELOPE)),
+    insert=st.sampled_from(["", " ", ",", ":", "NaN", "Infinity", "1e999", "[", "]", '"', "x"]),
+)
+def test_decode_matches_the_decoder_on_broken_envelopes(cut: int, insert: str) -> None:
+    _same(_ENVELOPE[:cut] + insert + _ENVELOPE[cut:])
+    _same(_ENVELOPE[:cut] + insert)
+
+
+def test_decode_matches_the_decoder_on_edge_cases() -> None:
+    for text in [
+        _ENVELOPE,
+        _ENVELOPE + " ",
+        _ENVELOPE + "\n\n",
+        _ENVELOPE + "x",
+        _ENVELOPE + _ENVELOPE,
+        " " + _ENVELOPE,
+        "{",
+        "{}",
+        "{ }",
+        '{"a": }',
+        '{"a": [1, }',
+        '{"a": NaN}',
+        '{"a": 1e999}',
+        '{"a":' * 20_000 + "1" + "}" * 20_000,
+        "{" + '"a":1,' * 10 + "}",
+        "{" + "9" * 5000 + "}",
+        '{"seq":' + "9" * 5000 + "}",
+    ]:
+        _same(text)
