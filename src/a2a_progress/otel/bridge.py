@@ -63,6 +63,8 @@ _ACCEPTED: Final = Outcome.ACCEPTED
 _WORKING: Final = TaskState.TASK_STATE_WORKING
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
 _NAME_CACHE_SIZE: Final = 1024
+# Names found clean kept across turns (tool names and "call-N"-style ids repeat from turn to turn).
+_CLEAN_NAMES_SIZE: Final = 4096
 
 A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
 
@@ -104,6 +106,11 @@ class Bridge:
         # stops (weak: a turn nobody holds any more has ended, or never will be read).
         self._live: weakref.WeakSet[TurnTelemetry] = weakref.WeakSet()
         self._live_lock = threading.Lock()
+        # Peer names that peer_name() left unchanged under config.redactor, shared by the turns:
+        # most names (tools, call ids) come back every turn, and a miss costs a redaction scan
+        # (~5 us). Only clean names are kept, so no credential outlives its turn in here; a dict
+        # cleared when full is safe to share between threads without a lock.
+        self.clean_names: dict[str, None] = {}
 
     def warn_once(self, where: str) -> None:
         """Log an internal bridge failure once per place: telemetry must never break the agent."""
@@ -193,8 +200,10 @@ class TurnTelemetry:
         self._own_texts = (
             observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
         )
-        # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event.
+        # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
+        # those found clean once per bridge (see Bridge.clean_names).
         self._names: dict[str, str] = {}
+        self._clean_names = bridge.clean_names
         with bridge._live_lock:
             bridge._live.add(self)
 
@@ -298,7 +307,16 @@ class TurnTelemetry:
         if name is None:
             if len(self._names) >= _NAME_CACHE_SIZE:
                 self._names.clear()
-            name = self._names[text] = peer_name(text, self._config.redactor)
+            if text in self._clean_names:
+                name = text
+            else:
+                name = peer_name(text, self._config.redactor)
+                if name == text:
+                    clean = self._clean_names
+                    if len(clean) >= _CLEAN_NAMES_SIZE:
+                        clean.clear()
+                    clean[text] = None
+            self._names[text] = name
         return name
 
     def _note_ids(self, task_id: str, context_id: str, state: int | None) -> None:
