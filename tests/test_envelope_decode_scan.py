@@ -117,3 +117,52 @@ def test_decode_matches_the_decoder_on_edge_cases() -> None:
         '{"seq":' + "9" * 5000 + "}",
     ]:
         _same(text)
+
+
+# Per wire field: values that are right, then wrong ones (wrong type, look-alikes such as 1.0 and
+# true, absent: ...). An example breaks at most two fields, so most are (nearly) envelopes.
+_GOOD: dict[str, list[Any]] = {
+    "v": [1],
+    "kind": ["text", "thinking", "tool_call", "tool_output_append", "error"],
+    "status": ["running", "done", "aborted"],
+    "seq": [0, 7, -3, 2**70],
+    "streamKey": ["k", "", None, ...],
+}
+_BAD: dict[str, list[Any]] = {
+    "v": [1.0, True, 0, 2, "1", None, ...],
+    "kind": ["TEXT", "chunk", 1, None, ["text"], ...],
+    "status": ["finished", 0, None, ["done"], ...],
+    "seq": [1.0, True, False, "7", None, ...],
+    "streamKey": [1, ["k"], {"k": 1}, True],
+}
+_PAYLOADS: list[Any] = [
+    {"text": "x"},
+    {"tool": "t"},
+    {"tool": "t", "tool_call_id": "c"},
+    {"tool": "t", "chunk": "out"},
+    {"tool": "t", "chunk": "out", "tool_call_id": None},
+    {"message": "m", "extra": [1]},
+    {"text": 1},
+    {"tool": "t", "tool_call_id": 3},
+    {"chunk": "out"},
+    {},
+    None,
+    [],
+    "payload",
+]
+
+
+def test_decode_matches_the_wire_checks_on_near_envelopes() -> None:
+    # Every kind with every payload, each with all fields right or exactly one of them wrong in
+    # each way; also every right value of each field.
+    variants: list[dict[str, Any]] = [{}]
+    variants += [{name: value} for name, values in _BAD.items() for value in values]
+    variants += [{name: value} for name, values in _GOOD.items() for value in values]
+    for kind in _GOOD["kind"]:
+        for payload in _PAYLOADS:
+            for variant in variants:
+                fields = {"v": 1, "kind": kind, "status": "done", "seq": 3, "streamKey": "k"}
+                fields |= variant
+                wire = {name: value for name, value in fields.items() if value is not ...}
+                wire["payload"] = payload
+                _same(json.dumps(wire))

@@ -217,6 +217,7 @@ class Envelope:
         }
 
 
+_new_envelope: Final = object.__new__
 _set_kind, _set_seq, _set_payload, _set_status, _set_stream_key, _set_v = (
     getattr(Envelope, name).__set__
     for name in ("kind", "seq", "payload", "status", "stream_key", "v")
@@ -315,7 +316,32 @@ def decode(data: object) -> Envelope | Rejected:
         return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
     if not isinstance(obj, dict):
         return Rejected(RejectReason.NOT_AN_OBJECT, f"envelope is a JSON {type(obj).__name__}")
-    # The payload dict is the decoder's own, referenced nowhere else: no copy needed.
+    # The common case, checked in one expression: the decoder makes only exact JSON types (dict,
+    # list, str, int, float, bool, None), so `type(x) is int` is _from_wire()'s "an int, not a
+    # bool" and a str is hashable. Whatever fails here gets _from_wire()'s checks and reason.
+    version, raw_kind, raw_status = obj.get("v"), obj.get("kind"), obj.get("status")
+    seq, stream_key, payload = obj.get("seq"), obj.get("streamKey"), obj.get("payload")
+    if (
+        version == ENVELOPE_VERSION
+        and type(version) is int
+        and type(raw_kind) is str
+        and (kind := _KINDS.get(raw_kind)) is not None
+        and type(raw_status) is str
+        and (status := _STATUSES.get(raw_status)) is not None
+        and type(seq) is int
+        and (stream_key is None or type(stream_key) is str)
+        and type(payload) is dict
+        and _payload_problem(kind, payload) is None
+    ):
+        # The payload dict is the decoder's own, referenced nowhere else: no copy needed.
+        envelope = _new_envelope(Envelope)
+        _set_kind(envelope, kind)
+        _set_seq(envelope, seq)
+        _set_payload(envelope, MappingProxyType(payload))
+        _set_status(envelope, status)
+        _set_stream_key(envelope, stream_key)
+        _set_v(envelope, ENVELOPE_VERSION)
+        return envelope
     return _from_wire(obj, copy_payload=False)
 
 
