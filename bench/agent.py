@@ -43,6 +43,12 @@ TOOLS = ("search_code", "read_file", "run_tests", "ci_status", "query_db")
 """The tools the agent calls, in turn."""
 
 
+def call_id(task_id: str, index: int) -> str:
+    """The id of the turn's ``index``-th tool call: unique per turn, as frameworks make them
+    (a cache keyed by ids would see every id once)."""
+    return f"call-{task_id[:13]}-{index}"
+
+
 class TurnObserver(Protocol):
     """Told by the agent what it emits (floor.py's SDK floor): called after each working update
     with its text (empty for a tool call's start and end), ``end()`` after the last."""
@@ -79,7 +85,7 @@ class ScriptedAgent(AgentExecutor):
                 await progress.thinking(thought)
                 if observe is not None:
                     observe(thought)
-                async with progress.tool_call(TOOLS[index % 5], f"call-{index}"):
+                async with progress.tool_call(TOOLS[index % 5], call_id(context.task_id, index)):
                     if observe is not None:
                         observe("")
                     await progress.text(note)

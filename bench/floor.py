@@ -31,13 +31,13 @@ from opentelemetry.trace import Span, SpanKind, Tracer
 
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.metrics import BridgeMetrics
-from agent import TOOLS, UPDATES_PER_TOOL, TurnResult, request
+from agent import TOOLS, UPDATES_PER_TOOL, TurnResult, call_id, request
 
 
 def _tool_attributes(
     index: int, observer: str, seq: int, task_id: str, context_id: str
 ) -> dict[str, Any]:
-    call = f"call-{index}"
+    call = call_id(task_id, index)
     return {
         conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
         conv.GEN_AI_TOOL_NAME: TOOLS[index % len(TOOLS)],
