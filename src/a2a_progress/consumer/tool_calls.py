@@ -155,20 +155,11 @@ class ToolCalls:
         """Apply an accepted envelope of stream ``key``, carried by ``status`` (None: replayed)."""
         # Runs once per envelope: end_reason is tested directly (what is_open does), and the
         # status time is read only when a call opens or ends.
-        if envelope.status is _RUNNING:
-            return self._running(envelope, key, status, replayed, dialect)
-        return self._ending(envelope, key, status, replayed, dialect)
-
-    def _running(
-        self,
-        envelope: Envelope,
-        key: str,
-        status: TaskStatus | None,
-        replayed: bool,
-        dialect: str | None,
-    ) -> Tracked:
-        """A ``running`` envelope: a tool_call opens a call (superseding an open one); any
-        other kind continues the open call of its stream, if there is one."""
+        if envelope.status is not _RUNNING:
+            return self._ending(envelope, key, status, replayed, dialect)
+        # A ``running`` envelope (most of them; here, not in a method of its own, to save a call
+        # per envelope): a tool_call opens a call (superseding an open one); any other kind
+        # continues the open call of its stream, if there is one.
         call = self._by_key.get(key)
         seq = envelope.seq
         if envelope.kind is not _TOOL_CALL:

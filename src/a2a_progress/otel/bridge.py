@@ -61,6 +61,9 @@ _FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_S
 _DUPLICATE: Final = Outcome.DUPLICATE.value
 _ACCEPTED: Final = Outcome.ACCEPTED
 _WORKING: Final = TaskState.TASK_STATE_WORKING
+_TOOL_CALL: Final = Kind.TOOL_CALL
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
 _NAME_CACHE_SIZE: Final = 1024
 # Names found clean kept across turns (tool names and "call-N"-style ids repeat from turn to turn).
@@ -71,7 +74,7 @@ A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEv
 
 def _int64(value: int) -> bool:
     # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
-    return -(2**63) <= value < 2**63
+    return _INT64_MIN <= value <= _INT64_MAX
 
 
 def _state_name(state: int) -> str:
@@ -197,6 +200,7 @@ class TurnTelemetry:
         )
         # The callee's texts may come from this process's own emitter (see _content()).
         self._callee = observer == conv.OBSERVER_CALLEE
+        self._capture_content = self._config.capture_content
         self._own_texts = (
             observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
         )
@@ -233,13 +237,18 @@ class TurnTelemetry:
                 # Its WORKING update: everything the assembler reads from it is known already.
                 task_id, context_id = event.task_id, event.context_id
                 updates = self._assembler.feed_working(task_id, context_id, status, *handed)
-                self._note_ids(task_id, context_id, _WORKING)
+                if self._task_id is None or self._context_id is None:
+                    self._note_ids(task_id, context_id)
+                self._state = _WORKING
             else:
                 envelope = None if handed is None else handed[0]
                 updates = self._assembler.feed(event, envelope=envelope)
                 view = self._assembler.last_event
                 if view is not None:
-                    self._note_ids(view.task_id, view.context_id, view.state)
+                    if self._task_id is None or self._context_id is None:
+                        self._note_ids(view.task_id, view.context_id)
+                    if view.state:
+                        self._state = view.state
             for update in updates:
                 if isinstance(update, TurnOutcome):
                     self._close_calls(update.closed)
@@ -309,26 +318,21 @@ class TurnTelemetry:
                 self._names.clear()
             if text in self._clean_names:
                 name = text
-            else:
-                name = peer_name(text, self._config.redactor)
-                if name == text:
-                    clean = self._clean_names
-                    if len(clean) >= _CLEAN_NAMES_SIZE:
-                        clean.clear()
-                    clean[text] = None
+            elif (name := peer_name(text, self._config.redactor)) == text:
+                if len(self._clean_names) >= _CLEAN_NAMES_SIZE:
+                    self._clean_names.clear()
+                self._clean_names[text] = None
             self._names[text] = name
         return name
 
-    def _note_ids(self, task_id: str, context_id: str, state: int | None) -> None:
-        """Label the turn with the ids and state of the event just fed."""
+    def _note_ids(self, task_id: str, context_id: str) -> None:
+        """Label the turn with the ids of the event just fed, the first time it has them."""
         if task_id and self._task_id is None:
             self._task_id = self._name(task_id)
             self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
         if context_id and self._context_id is None:
             self._context_id = self._name(context_id)
             self._span.set_attribute(conv.GEN_AI_CONVERSATION_ID, self._context_id)
-        if state:
-            self._state = state
 
     def _count_outcome(self, outcome: Outcome) -> None:
         # An accepted envelope is counted with its kind, in _progress(): the assembler returns
@@ -349,7 +353,7 @@ class TurnTelemetry:
             self._close_calls([other for other in closed if other is not call])
         if update.opened and call is not None:
             self._open_tool(call)
-        if envelope.kind is not Kind.TOOL_CALL and self._recording:
+        if self._recording and envelope.kind is not _TOOL_CALL:
             self._event(update, call)
         if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")
@@ -360,13 +364,14 @@ class TurnTelemetry:
         name = conv.EVENT_TEXT if update.degraded else _EVENT_NAMES[envelope.kind]
         attributes: dict[str, Any] = {}
         if not update.degraded:
-            if _int64(envelope.seq):
-                attributes[conv.SEQ] = envelope.seq
+            seq = envelope.seq
+            if _INT64_MIN <= seq <= _INT64_MAX:  # _int64(), inlined: once per span event
+                attributes[conv.SEQ] = seq
             if envelope.stream_key is not None:
                 attributes[conv.STREAM_KEY] = self._name(envelope.stream_key)
         else:
             attributes[conv.DEGRADED] = True
-        if self._config.capture_content:
+        if self._capture_content:
             text = update.fallback if update.degraded else envelope.content or ""
             self._content(attributes, text)
         tool = self._tools.get(id(call)) if call is not None else None
