@@ -307,7 +307,12 @@ class ProgressEmitter:
         key = stream_key or tool_call_id
         # The key rides outside the payload: give it the payload's treatment (the same id
         # always maps to the same key).
-        return ToolCall(self, tool, tool_call_id, None if key is None else self._redact(key))
+        if key is not None:
+            key = self._redact(key)
+            if self._redactor is not None:
+                # The callee's bridge names the call's span after it (see redacted_by()).
+                _remember(key, self._redactor)
+        return ToolCall(self, tool, tool_call_id, key)
 
     async def abort_open_calls(self, reason: str) -> None:
         """End every open tool call ``aborted`` with ``reason`` (errors from a closed queue are

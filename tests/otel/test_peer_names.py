@@ -12,6 +12,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+from otel_support import Step, Telemetry, attrs, call, complete, done, serving, start
 
 from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, Kind, Status, encode
@@ -19,7 +20,8 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
-from a2a_progress.redaction import MASK, Redactor
+from a2a_progress.otel.safe_text import peer_name
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 
 SECRET_KEY = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
 SECRET_TOOL = "AKIAIOSFODNN7EXAMPLE"
@@ -95,10 +97,10 @@ def test_names_are_the_same_every_turn_and_credentials_stay_masked() -> None:
         for later in turns[1:]:
             assert later == first
         # Only names that came out unchanged are remembered beyond their turn.
-        assert "call-0" in bridge.clean_names
-        assert "search" in bridge.clean_names
+        assert "call-0" in bridge.names
+        assert "search" in bridge.names
         for raw in (SECRET_KEY, SECRET_TOOL, LONG_KEY):
-            assert raw not in bridge.clean_names
+            assert raw not in bridge.names
 
 
 def test_names_follow_the_bridges_own_redactor() -> None:
@@ -106,4 +108,34 @@ def test_names_follow_the_bridges_own_redactor() -> None:
     bridge, turns = _run(conv.OBSERVER_CALLER, redactor)
     for turn in turns:
         assert turn[0][conv.STREAM_KEY] == MASK
-    assert "call-0" not in bridge.clean_names
+    assert "call-0" not in bridge.names
+
+
+# Keys the emitter redacts before they go out, the callee's bridge then names its spans after:
+# clean, holding a credential, longer than a span name, non-ASCII, near the name limit.
+OWN_KEYS = [
+    "call-1",
+    f"id-{SECRET_KEY}",
+    "k" * 2000,
+    "é" * 200,
+    "x" * 255 + "é",
+    "s" * 256,
+]
+
+
+async def test_the_callee_names_its_own_emitters_keys_as_a_scan_would(
+    telemetry: Telemetry,
+) -> None:
+    steps: list[Step] = []
+    for index, key in enumerate(OWN_KEYS):
+        steps += [start(f"tool{index}", key), done(key)]
+    steps.append(complete())
+    async with serving(steps) as served:
+        await call(served.card_for("jsonrpc"))
+    expected = [peer_name(DEFAULT_REDACTOR.redact(key), DEFAULT_REDACTOR) for key in OWN_KEYS]
+    assert MASK in expected[1]
+    assert expected[2].endswith("...truncated")
+    for observer in (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE):
+        spans = telemetry.tool_spans(observer)
+        assert [attrs(span)[conv.STREAM_KEY] for span in spans] == expected
+        assert [attrs(span)[conv.GEN_AI_TOOL_CALL_ID] for span in spans] == expected

@@ -36,6 +36,7 @@ from a2a_progress.envelope import Kind
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
+from a2a_progress.otel.peer_names import PeerNames
 from a2a_progress.otel.pending import PendingExport
 from a2a_progress.otel.safe_text import bounded, peer_name, redacted
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
@@ -66,8 +67,6 @@ _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
 _NAME_CACHE_SIZE: Final = 1024
-# Names found clean kept across turns (tool names and "call-N"-style ids repeat from turn to turn).
-_CLEAN_NAMES_SIZE: Final = 4096
 
 A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
 
@@ -109,11 +108,8 @@ class Bridge:
         # stops (weak: a turn nobody holds any more has ended, or never will be read).
         self._live: weakref.WeakSet[TurnTelemetry] = weakref.WeakSet()
         self._live_lock = threading.Lock()
-        # Peer names that peer_name() left unchanged under config.redactor, shared by the turns:
-        # most names (tools, call ids) come back every turn, and a miss costs a redaction scan
-        # (~5 us). Only clean names are kept, so no credential outlives its turn in here; a dict
-        # cleared when full is safe to share between threads without a lock.
-        self.clean_names: dict[str, None] = {}
+        # Peer names sanitized under config.redactor, clean ones remembered across turns.
+        self.names = PeerNames(config.redactor)
 
     def warn_once(self, where: str) -> None:
         """Log an internal bridge failure once per place: telemetry must never break the agent."""
@@ -205,9 +201,8 @@ class TurnTelemetry:
             observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
         )
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
-        # those found clean once per bridge (see Bridge.clean_names).
+        # those found clean once per bridge (see PeerNames).
         self._names: dict[str, str] = {}
-        self._clean_names = bridge.clean_names
         with bridge._live_lock:
             bridge._live.add(self)
 
@@ -316,13 +311,7 @@ class TurnTelemetry:
         if name is None:
             if len(self._names) >= _NAME_CACHE_SIZE:
                 self._names.clear()
-            if text in self._clean_names:
-                name = text
-            elif (name := peer_name(text, self._config.redactor)) == text:
-                if len(self._clean_names) >= _CLEAN_NAMES_SIZE:
-                    self._clean_names.clear()
-                self._clean_names[text] = None
-            self._names[text] = name
+            name = self._names[text] = self._bridge.names.name(text, own=self._own_texts)
         return name
 
     def _note_ids(self, task_id: str, context_id: str) -> None:

@@ -13,11 +13,13 @@ from a2a_progress.envelope import HARD_LIMIT_BYTES, truncate_utf8, utf8_size
 from a2a_progress.otel.config import NAME_MAX_LENGTH
 from a2a_progress.redaction import Redactor
 
-__all__ = ["TRUNCATION_MARKER", "bounded", "peer_name", "redacted"]
+__all__ = ["NAME_WINDOW", "TRUNCATION_MARKER", "bounded", "peer_name", "redacted"]
 
 TRUNCATION_MARKER: Final = "...truncated"
 # Bytes dropped before a cut made ahead of redaction (see redacted()).
 _CUT_SLACK: Final = 1024
+NAME_WINDOW: Final = NAME_MAX_LENGTH + _CUT_SLACK
+"""The head of a name :func:`peer_name` redacts (UTF-8 bytes): a longer name is cut first."""
 
 
 def bounded(text: str, limit: int) -> tuple[str, bool]:
@@ -65,4 +67,4 @@ def peer_name(text: str, redactor: Redactor) -> str:
     Only a head of a long name is redacted: a 64 KiB stream key would cost a regex pass over it
     for every event of its stream.
     """
-    return redacted(text, NAME_MAX_LENGTH, redactor, NAME_MAX_LENGTH + _CUT_SLACK)[0]
+    return redacted(text, NAME_MAX_LENGTH, redactor, NAME_WINDOW)[0]

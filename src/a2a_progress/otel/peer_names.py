@@ -1,0 +1,69 @@
+"""Peer names (tools, stream keys, call ids) for spans, without redacting the same name twice.
+
+:func:`~a2a_progress.otel.safe_text.peer_name` runs the redactor over every new name (~5 us,
+whatever its length). Most names come back: tool names every turn, a call's key with each of
+its updates, and, with both sides in one process, on the other side too.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from a2a_progress.otel.config import NAME_MAX_LENGTH
+from a2a_progress.otel.safe_text import NAME_WINDOW, bounded, peer_name
+from a2a_progress.producer import redacted_by
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
+
+# Names found clean kept (tool names and ids repeat across turns and sides); cleared when full.
+_CLEAN_NAMES_SIZE: Final = 4096
+
+
+class PeerNames:
+    """:func:`peer_name` under one redactor, remembering the names it leaves unchanged.
+
+    Only clean names are kept, so no credential outlives the turn that sent it in here; a dict
+    cleared when full is safe to share between threads (and turns) without a lock.
+    """
+
+    __slots__ = ("_clean", "_redactor")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._clean: dict[str, None] = {}
+
+    def __contains__(self, text: str) -> bool:
+        """Whether ``text`` is known to be a name the redactor leaves unchanged."""
+        return text in self._clean
+
+    def name(self, text: str, *, own: bool = False) -> str:
+        """``peer_name(text, redactor)``.
+
+        ``own``: ``text`` may come from this process's emitter (the callee's side): one it has
+        just put through the same redactor is not scanned again (see :func:`own_name`).
+        """
+        if text in self._clean:
+            return text
+        known = own_name(text) if own and self._redactor is DEFAULT_REDACTOR else None
+        name = peer_name(text, self._redactor) if known is None else known
+        if name == text:
+            if len(self._clean) >= _CLEAN_NAMES_SIZE:
+                self._clean.clear()
+            self._clean[text] = None
+        return name
+
+
+def own_name(text: str) -> str | None:
+    """``peer_name(text, DEFAULT_REDACTOR)`` without a scan, for a text an emitter of this
+    process has just put through that redactor and found clean; else None.
+
+    Masking is idempotent (tests/otel/test_sampling.py checks it on the credential corpus): the
+    redactor leaves its own output as it is. peer_name() scans the name whole when it fits its
+    window and is valid UTF-8 (else a cut or escaped copy, not known to be left as it is), then
+    bounds it.
+    """
+    if MASK in text or redacted_by(text) is not DEFAULT_REDACTOR:
+        return None
+    window, cut = bounded(text, NAME_WINDOW)
+    if cut or window != text:
+        return None
+    return bounded(text, NAME_MAX_LENGTH)[0]
