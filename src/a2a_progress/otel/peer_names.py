@@ -14,7 +14,8 @@ from a2a_progress.otel.safe_text import NAME_WINDOW, bounded, peer_name
 from a2a_progress.producer import redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 
-# Names found clean kept (tool names and ids repeat across turns and sides); cleared when full.
+# Names found clean kept (tool names repeat across turns; a call's key on the other side when
+# both sides share a process); cleared when full.
 _CLEAN_NAMES_SIZE: Final = 4096
 
 
