@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
@@ -116,6 +116,10 @@ class TurnResult:
     @property
     def completed(self) -> bool:
         return bool(self.states) and self.states[-1] == TaskState.TASK_STATE_COMPLETED
+
+
+TurnRunner = Callable[[Any, int], Awaitable[TurnResult]]
+"""Runs one turn of so many tool calls through a client (run_turn, floor.floor_turn)."""
 
 
 async def run_turn(client: Any, tools: int) -> TurnResult:

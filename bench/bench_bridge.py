@@ -30,9 +30,11 @@ is on counts every envelope and every tool call's duration on both sides, sample
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any
 
+from a2a.server.agent_execution import AgentExecutor
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.resources import Resource
@@ -46,6 +48,7 @@ from a2a_progress.otel.metrics import BridgeMetrics
 from agent import (
     UPDATES_PER_TOOL,
     ScriptedAgent,
+    TurnRunner,
     cpu_and_wall,
     in_process_client,
     run_turn,
@@ -73,53 +76,41 @@ def run(quick: bool) -> list[Figure]:
     runner = asyncio.Runner()
     walls: dict[str, list[float]] = {}
 
-    async def turns_through_client() -> None:
-        client, handler = in_process_client(agent)
+    async def turns_through_client(served: AgentExecutor, turn: TurnRunner) -> None:
+        client, handler = in_process_client(served)
         try:
             for _ in range(turns):
-                result = await run_turn(client, tools)
+                result = await turn(client, tools)
                 if not result.completed:
                     raise AssertionError(f"turn did not complete: {result}")
         finally:
             await handler.aclose()
 
-    def floor_arm(name: str, tracers: TracerProvider, spans: Callable[[], None]) -> Arm:
+    def arm(
+        name: str,
+        spans: Callable[[], None] | None,
+        *,
+        floor: TracerProvider | None = None,
+        **options: Any,
+    ) -> Arm:
+        """The instrumentor on with ``options`` (``spans`` checks what it recorded), off
+        (``spans`` None), or the SDK floor writing to ``floor`` with the instrumentor off."""
+
         def run_arm() -> float:
             reader = InMemoryMetricReader()
             meters = MeterProvider(metric_readers=[reader])
-            tracer = tracers.get_tracer("a2a_progress.bench.floor")
-            metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
-            observed = ScriptedAgent(observer=FloorObserver(tracer, metrics).turn)
-
-            async def turns_with_floor() -> None:
-                client, handler = in_process_client(observed)
-                try:
-                    for _ in range(turns):
-                        result = await floor_turn(client, tools, tracer, metrics)
-                        if not result.completed:
-                            raise AssertionError(f"turn did not complete: {result}")
-                finally:
-                    await handler.aclose()
-
-            cpu, wall = cpu_and_wall(lambda: runner.run(turns_with_floor()))
-            spans()
-            _check_metrics(reader, turns, tools)
-            meters.shutdown()
-            walls.setdefault(name, []).append(wall)
-            return cpu
-
-        return run_arm
-
-    def arm(name: str, spans: Callable[[], None] | None, **options: Any) -> Arm:
-        def run_arm() -> float:
-            reader = InMemoryMetricReader()
-            meters = MeterProvider(metric_readers=[reader])
-            if spans is not None:
+            served, turn = agent, run_turn
+            if floor is not None:
+                tracer = floor.get_tracer("a2a_progress.bench.floor")
+                metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
+                served = ScriptedAgent(observer=FloorObserver(tracer, metrics).turn)
+                turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics)
+            elif spans is not None:
                 instrumentor.instrument(meter_provider=meters, **options)
             try:
-                cpu, wall = cpu_and_wall(lambda: runner.run(turns_through_client()))
+                cpu, wall = cpu_and_wall(lambda: runner.run(turns_through_client(served, turn)))
             finally:
-                if spans is not None:
+                if floor is None and spans is not None:
                     instrumentor.uninstrument()
             if spans is not None:
                 spans()
@@ -149,8 +140,8 @@ def run(quick: bool) -> list[Figure]:
         "content_off": arm(
             "content_off", recorded(False), tracer_provider=provider, capture_content=False
         ),
-        "floor": floor_arm("floor", provider, recorded(True)),
-        "floor_unsampled": floor_arm("floor_unsampled", unsampled, none_recorded),
+        "floor": arm("floor", recorded(True), floor=provider),
+        "floor_unsampled": arm("floor_unsampled", none_recorded, floor=unsampled),
     }
     try:
         samples = interleave_arms(arms, reps=5 if quick else 7, warmup=1)

@@ -36,7 +36,7 @@ from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.serve import create_client, serve_agent
-from agent import UPDATES_PER_TOOL, ScriptedAgent, TurnResult, run_turn, tracer_provider
+from agent import UPDATES_PER_TOOL, ScriptedAgent, TurnResult, TurnRunner, run_turn, tracer_provider
 from benchlib import Figure, interleave, ratio_figure
 from floor import FloorObserver, floor_turn
 
@@ -45,9 +45,6 @@ ENDPOINT_ENV = "BENCH_OTLP_ENDPOINT"
 # Services are "<prefix>-caller" and "<prefix>-callee": the bridge's arms, and the SDK floor's.
 BRIDGE_SERVICE = "bench"
 FLOOR_SERVICE = "bench-floor"
-
-TurnRunner = Callable[[Any, int], Awaitable[TurnResult]]
-"""Runs one turn of so many tool calls through a client (agent.run_turn, floor.floor_turn)."""
 
 
 def refused_endpoint() -> str:

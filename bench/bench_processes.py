@@ -34,8 +34,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.serve import create_client
-from agent import UPDATES_PER_TOOL, TurnResult, run_turn, tracer_provider
-from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, TurnRunner, endpoint
+from agent import UPDATES_PER_TOOL, TurnResult, TurnRunner, run_turn, tracer_provider
+from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint
 from bench_sdk_tracing import sdk_tracing
 from benchlib import BENCH_DIR, Figure, interleave_arms, ratio_figure
 from floor import floor_turn

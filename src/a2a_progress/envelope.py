@@ -217,7 +217,6 @@ class Envelope:
         }
 
 
-_new_envelope: Final = object.__new__
 _set_kind, _set_seq, _set_payload, _set_status, _set_stream_key, _set_v = (
     getattr(Envelope, name).__set__
     for name in ("kind", "seq", "payload", "status", "stream_key", "v")
@@ -334,14 +333,7 @@ def decode(data: object) -> Envelope | Rejected:
         and _payload_problem(kind, payload) is None
     ):
         # The payload dict is the decoder's own, referenced nowhere else: no copy needed.
-        envelope = _new_envelope(Envelope)
-        _set_kind(envelope, kind)
-        _set_seq(envelope, seq)
-        _set_payload(envelope, MappingProxyType(payload))
-        _set_status(envelope, status)
-        _set_stream_key(envelope, stream_key)
-        _set_v(envelope, ENVELOPE_VERSION)
-        return envelope
+        return Envelope._validated(kind, seq, payload, status, stream_key)
     return _from_wire(obj, copy_payload=False)
 
 
