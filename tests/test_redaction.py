@@ -300,3 +300,30 @@ def test_a_token_glued_to_a_key_name_is_masked_not_kept_as_the_name() -> None:
     mailgun = "key-3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e"
     redacted = DEFAULT_REDACTOR.redact(f"MAILGUN {mailgun}X-Api-Key: s3cr3tVa1ue")
     assert redacted == f"MAILGUN {MASK}X-Api-Key: {MASK}"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A credential among the arguments a command's match keeps up to its own flag.
+        (
+            "redis-cli --user bob --token Tok3nValue123abc -a pw1234",
+            f"redis-cli --user bob --token {MASK} -a {MASK}",
+        ),
+        (
+            "http --auth alice:S3cretPass123 https://api.example.com xh -a bob:Hunter22pass",
+            f"http --auth {MASK} https://api.example.com xh -a {MASK}",
+        ),
+        (
+            "sshpass x password=Hunter22x -p pw",
+            f"sshpass x password={MASK} -p {MASK}",
+        ),
+        # A masked "<" no longer stops the command's arguments before its flag.
+        ("redis-cli x api_key=Ab1<c2 -a pw1234", f"redis-cli x api_key={MASK} -a {MASK}"),
+    ],
+)
+def test_a_credential_inside_a_command_match_is_masked_in_one_call(
+    text: str, expected: str
+) -> None:
+    assert DEFAULT_REDACTOR.redact(text) == expected
+    assert DEFAULT_REDACTOR.redact(expected) == expected

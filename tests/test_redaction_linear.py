@@ -57,6 +57,14 @@ PIECES = [
     "aws configure set a", "dotnet user-secrets set \"a", "gh secret set a ", "--from-literal=a",
     "curl -b a", "curl -b 'a", "curl a ", "-U a", "-U a%",
     "password=${{", "token: {{ a", "password=$a", "password=$A1b", "-u a -p $", "-u a -p ;",
+    # httpie, net use, Wi-Fi: a command and arguments without the secret's place, or a guard
+    # that reads a long value and then fails
+    "http ", "http a ", "http -a ", "http -a a", "xh -a '", "bearer -a ", "bearer --a",
+    "net use ", "net use a ", "net use \\\\a ", "net use \\\\a /", "net use /user:a ",
+    "NET USE /U:a *", "wpa_passphrase ", "wpa_passphrase a ", 'wpa_passphrase "a',
+    "wpa_passphrase 'a' ", "nmcli ", "nmcli wifi ", "nmcli c ", "nmcli c a.", "nmcli c a.b-",
+    "nmcli c a.psk-", "nmcli wifi password ", "psk", "psk=", "psk =", 'wpa_psk="', "_psk= '",
+    "PreSharedKey=", "/a", "/a/", " /a/a/a/a/a/a/a/a/a/a", "/usr/bin/nmcli wifi ",
 ]  # fmt: skip
 
 

@@ -12,12 +12,14 @@ value, quotes and ``;``-separated connection strings included), URL user info an
 query parameters, webhook URLs, PEM private keys, JWTs, and vendor tokens recognisable by shape.
 Command lines whose password flag is short and the tool's own (``redis-cli -a``, ``sshpass -p``,
 ``docker login -p``, ``mysql -pPASS``, ``ldapsearch -w``, ``ssh-keygen -N``, ``htpasswd -b``,
-``openssl -passout pass:``, ``vault login``, ``npm config set …:_authToken``) are known by their
-command, since ``-p`` alone is a port to ssh; so are ``.pgpass`` lines, ``requirepass`` /
-``bindpw`` config lines, and cookies outside a ``Cookie`` header (a session cookie by name —
-``sid``, ``connect.sid``, ``JSESSIONID``, ``PHPSESSID``, ``_app_session`` — or any pair followed
-by cookie attributes such as ``; Path=/``). Names, separators and quotes are kept, so the text
-still reads.
+``openssl -passout pass:``, ``vault login``, ``npm config set …:_authToken``, httpie's ``-a``)
+are known by their command, since ``-p`` alone is a port to ssh; so are positional passwords
+(``net use \\\\srv\\share PASSWORD``, ``wpa_passphrase SSID PASSPHRASE``, ``nmcli … password
+PW`` / ``wifi-sec.psk PW``), Wi-Fi keys (``psk="…"``, ``wpa_psk=``), ``.pgpass`` lines,
+``requirepass`` / ``bindpw`` config lines, and cookies outside a ``Cookie`` header (a session
+cookie by name — ``sid``, ``connect.sid``, ``JSESSIONID``, ``PHPSESSID``, ``_app_session`` — or
+any pair followed by cookie attributes such as ``; Path=/``). Names, separators and quotes are
+kept, so the text still reads.
 
 The rule for what is *not* a secret: a value that is clearly a placeholder or a code reference.
 A placeholder is a literal (``None``, ``null``, ``true``), a mask (``********``, ``xxxx``), a
@@ -45,6 +47,14 @@ MASK: Final = "[REDACTED]"
 # Passes over a text in which a mask touched a word: each can uncover one more token glued to a
 # masked one (see Redactor._masked); bounded so that hostile text stays linear.
 _MAX_PASSES: Final = 3
+# Patterns whose kept part runs over a command's arguments (up to 24 of them) to the secret's
+# flag: a credential among those arguments ("redis-cli --token T -a P", "http --auth U:P URL
+# … -a …", another command on the same line) is inside the match, so only the next pass,
+# where this one no longer matches, masks it.
+_KEEPS_ARGUMENTS: Final = frozenset({"tool_password"})
+# A masked value that held one of these (a shell operator, a line break) joins what they parted,
+# so the arguments of a command before it may now reach its secret's flag: scan again.
+_PARTS_ARGUMENTS: Final = re.compile(r"[<>|;&\r\n]")
 
 # Words that make a name (a key, a header, a flag) a credential's name, wherever they occur in
 # it: "DB_PASSWORD", "x-auth-token", "aws_secret_access_key", "AccountKey". "tokens" and
@@ -138,6 +148,11 @@ _COLON_VALUE: Final = rf"{_CODE}{_COLON_WORD}(?:[ \t]++(?!#){_COLON_WORD})*+"
 _HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 # One shell argument (not a flag) of a command line.
 _ARG: Final = r"(?!-)[^\s|;&<>]{1,256}+"
+# A command-line secret: one argument, up to a shell operator (so masking twice changes nothing).
+_TOOL_VALUE: Final = r"(?![<>|])[^\s\"';&|<>]+"
+# An unquoted positional argument that reads as a password rather than a word of prose: eight
+# characters or more, or one that is not a letter ("hunter22", "S3cret!"; not "to" or "the").
+_PASSWORD_LIKE: Final = r"(?=[^\W\d_]{0,7}+(?![^\W\d_])[^\s\"'|;&<>]|[^\s\"'|;&<>]{8})"
 
 
 def _args_then(flag: str) -> str:
@@ -305,8 +320,10 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
+        # A flag is not one: in "http --auth-type bearer -a TOKEN" the token is -a's value.
         "bearer",
         r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)[ \t]+)"
+        r"(?!--?[A-Za-z][A-Za-z-]{0,30}+(?![^\s=]))"
         rf"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{{16}}){_NOT_A_SECRET}[A-Za-z0-9\-._~+/]+=*",
     ),
     (
@@ -326,9 +343,15 @@ _COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # is a port to ssh and docker run), so each is known by its command: redis-cli -a,
         # sshpass -p, docker/podman/az login -p, ldap* -w, ssh-keygen -N/-P, mysql -pPASS
         # (glued: "-p db" prompts), sqlcmd -P, mongosh -p, htpasswd -b's last argument,
-        # vault login TOKEN, npm config set …:_authToken TOKEN.
+        # vault login TOKEN, npm config set …:_authToken TOKEN, httpie's -a, and the password
+        # arguments of net use, wpa_passphrase and nmcli, and Wi-Fi pre-shared keys. One
+        # pattern: each pattern of the alternation costs the scan at every position (the Wi-Fi
+        # keys as a pattern of their own made the full scan of clean text 6% slower), an
+        # alternative inside one that starts with a literal almost nothing.
         "tool_password",
-        r"(?P<tool_password_keep>(?<![\w./-])(?:redis-cli" + _args_then(r"-a[ \t]+")
+        # A command may be named by its path ("/usr/sbin/wpa_passphrase").
+        r"(?P<tool_password_keep>(?:(?<![\w./-])(?:/(?:[\w.-]{1,60}+/){0,8}+)?"
+        r"(?:redis-cli" + _args_then(r"-a[ \t]+")
         + r"|sshpass" + _args_then(r"-p[ \t]*")
         + r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|az|helm[ \t]+registry)[ \t]+login"
         + _args_then(r"-p[ \t]+")
@@ -354,8 +377,43 @@ _COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         + r"|-U[ \t]+[\w.\\@-]{1,256}+%"
         # openssl's -passin/-passout/-pass take "pass:PASSWORD" (or env:VAR, file:PATH).
         r"|-pass(?:in|out)?[ \t]+[\"']?pass:"
+        # httpie's and xh's short auth flag, "http -a user:password": the whole value, as
+        # --auth's (a cli_flag). Unquoted, it has a ":" or a digit (a token has): "-a alice" is
+        # a user whose password httpie asks for, "http -a is its auth flag" prose. (A guard
+        # that a mask could satisfy, such as a length, would make a second scan mask more.)
+        r"|(?:https?|xhs?)" + _args_then(r"-a[ \t]+") + r"(?P<tp_auth>)"
+        # Positional passwords (tp_word: unquoted, a value must read as one, _PASSWORD_LIKE, and
+        # not be a flag).
+        # Windows' "net use \\srv\share PASSWORD /user:DOMAIN\user": after the share, or
+        # after /user: (accepted there too); "*" asks for it, "/…" is a switch. ASCII-only case
+        # folding, "(?ai:", so that the pre-scan's lowered literal always holds.
+        + r"|(?:(?ai:net use)"
+        + _args_then(r"(?:\\\\|(?ai:/u(?:ser)?:))[^\s|;&<>]{1,256}+[ \t]+(?!/|\*(?!\S))")
+        # wpa_passphrase SSID PASSPHRASE (without one, it reads the passphrase from stdin).
+        + r"|wpa_passphrase[ \t]+"
+        r"(?:\"[^\"\r\n]{1,64}+\"|'[^'\r\n]{1,64}+'|(?![\"'])[^\s|;&<>]{1,256}+)[ \t]+"
+        # NetworkManager: "nmcli device wifi connect SSID password PW", and a connection's
+        # secret properties ("nmcli connection modify X wifi-sec.psk PW", 802-1x.password,
+        # wifi-sec.wep-key0); "password-flags" and "wifi-sec.key-mgmt wpa-psk" are not secrets.
+        r"|nmcli" + _args_then(r"(?:wifi|c(?:onn?(?:ection)?)?)(?=[ \t])")
+        + _args_then(
+            r"(?:password|[\w-]{1,60}+\.(?:[\w-]{0,40}?-)?(?:psk|password|wep-key[0-3]))[ \t]+"
+        )
+        + r")(?P<tp_word>)"
+        r")"
+        # Wi-Fi pre-shared keys, a pair's value (tp_psk): wpa_supplicant's psk="…" (unquoted:
+        # 64 hex digits), hostapd's wpa_psk=, NetworkManager's psk=, iwd's PreSharedKey=
+        # (hostapd's wpa_passphrase= and iwd's Passphrase= are secret_pairs). Not after a
+        # letter or a digit ("pskey=" is not one), after anything else ("WIFI_PSK=").
+        r"|(?<![A-Za-z0-9])(?ai:psk|presharedkey)[ \t]*+=(?!=)[ \t]*+(?P<tp_psk>)"
         r")(?>" + _opening_quote("tp") + "))"
-        + _quoted_or("tp", r"(?![<>|])[^\s\"';&|<>]+", _NOT_A_SECRET),
+        + _quoted_or(
+            "tp",
+            rf"(?(tp_psk){_PAIR_VALUE}|"
+            r"(?(tp_auth)(?=[^\s\"';&|<>:0-9]{0,256}+[:0-9]))"
+            rf"(?(tp_word)(?!-){_PASSWORD_LIKE}){_TOOL_VALUE})",
+            _NOT_A_SECRET,
+        ),
     ),
     (
         # Config-file lines: ldap.conf's bindpw, slapd's rootpw, redis.conf's requirepass and
@@ -468,9 +526,12 @@ class Redactor:
 
     def _masked(self, text: str) -> tuple[str, int]:
         # A mask can put a word boundary where there was none: a token glued to a masked one
-        # ("…-3dapi…") only starts a match once that one is masked. So when a pass masked
-        # something touching a word character, the text is scanned again (a few times at most,
-        # to stay linear), counting only what the new pass changes.
+        # ("…-3dapi…") only starts a match once that one is masked; a credential among the
+        # arguments a command's match keeps is only found once that match is gone, and a
+        # command's flag only once a masked "<", ";" or line break no longer parts it from the
+        # command. So when a pass masked something touching a word character, kept a command's
+        # arguments or masked such a character, the text is scanned again (a few times at
+        # most, to stay linear), counting only what the new pass changes.
         regex = self._scanner(text)
         if regex is None:
             return text, 0
@@ -486,9 +547,12 @@ class Redactor:
         self, regex: re.Pattern[str], text: str, *, count_every_match: bool
     ) -> tuple[str, int, bool]:
         """One scan of ``text``: the result, how many matches it counted, and whether a match
-        it changed touched a word character (then another pass may find more)."""
+        it changed touched a word character, kept a command's arguments or masked a shell
+        operator or a line break (then another pass may find more)."""
         counted = 0
         glued = False
+        # Only the command patterns keep arguments or stop at a shell operator.
+        commands = regex is not self._common_regex
 
         def replace(match: re.Match[str]) -> str:
             nonlocal counted, glued
@@ -498,12 +562,44 @@ class Redactor:
             if changed and not glued:
                 # The masked part starts after the kept name and separator, if any.
                 start, end = match.start() + len(replacement) - len(MASK), match.end()
-                glued = (start > 0 and _joins(text[start - 1])) or (
-                    end < len(text) and _joins(text[end])
+                glued = (
+                    (start > 0 and _joins(text[start - 1]))
+                    or (end < len(text) and _joins(text[end]))
+                    or (
+                        commands
+                        and (
+                            _unparts(text, start, end)
+                            or (
+                                match.lastgroup in _KEEPS_ARGUMENTS
+                                and _may_hide(regex, text, match.start(), start)
+                            )
+                        )
+                    )
                 )
             return replacement
 
         return regex.sub(replace, text), counted, glued
+
+
+def _may_hide(regex: re.Pattern[str], text: str, begin: int, start: int) -> bool:
+    """Whether a match starts among the arguments a command's match kept (``text[begin:start]``,
+    after the command's name) on their line: without this one, the next pass may mask it."""
+    name_end = begin
+    while name_end < start and not text[name_end].isspace():
+        name_end += 1
+    line_end = text.find("\n", start)
+    hidden = regex.search(text, name_end, len(text) if line_end == -1 else line_end)
+    return hidden is not None and hidden.start() < start
+
+
+def _unparts(text: str, start: int, end: int) -> bool:
+    """Whether masking ``text[start:end]`` removes a shell operator or a line break that may
+    have stopped the arguments of a command before it on its line (the pre-scan says whether
+    one can be there)."""
+    if _PARTS_ARGUMENTS.search(text, start, end) is None:
+        return False
+    line = text.rfind("\n", 0, start) + 1
+    return redaction_prescan.patterns_possible(text[line:start]) == redaction_prescan.ANY
 
 
 def _joins(char: str) -> bool:

@@ -101,17 +101,23 @@ def _may_hold_common_secret(text: str, lowered: str) -> bool:
 # each group under the strings every one of its matches holds.
 _COMMAND_TRIGGERS: Final = (
     ((), (
-        # tool_password's commands without a flag, config_directive's names
+        # tool_password's commands without a flag (nmcli's "password" or "<setting>.psk" has no
+        # character prose lacks), config_directive's names
         "vault login", "config set", "aws configure", "user-secrets", "from-literal", "bindpw",
-        "rootpw", "requirepass", "masterauth",
+        "rootpw", "requirepass", "masterauth", "nmcli",
     )),
     (("-",), (
         # tool_password's commands with a flag after them ("-a", "-p", "--body")
         "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
         "bcp", "mongo", "htpasswd", "secret set", "curl",
     )),
-    # session_cookie's names
-    (("=",), ("sid=", "session=", "session_id=", "__host-", "__secure-")),
+    (("-", "-a"), ("http", "xh")),  # tool_password's "http -a", "xh -a"
+    # tool_password's net use: the share's "\\" before the password, or "/user:" before it
+    (("\\",), ("net use",)),
+    (("/", ":"), ("net use",)),
+    (("_",), ("wpa_passphrase",)),  # tool_password's
+    # session_cookie's names; tool_password's Wi-Fi keys, "psk=", "wpa_psk=", "PreSharedKey="
+    (("=",), ("sid=", "session=", "session_id=", "__host-", "__secure-", "psk", "presharedkey")),
     # a cookie's attributes after its "name=value;": "; Path=/", never a bare "path" (prose
     # has "; the payment path")
     (("=", ";"), (
@@ -130,9 +136,16 @@ _COMMAND_HINTS: Final = tuple(
 
 
 def _may_hold_command_secret(text: str, lowered: str) -> bool:
+    # Plain loops, not all()/any() over generators: a generator costs more than the search of
+    # a one-character gate, and most texts fail at the first gate of every group.
     for gates, triggers in _COMMAND_TRIGGERS:
-        if all(gate in lowered for gate in gates) and any(t in lowered for t in triggers):
-            return True
+        for gate in gates:
+            if gate not in lowered:
+                break
+        else:
+            for trigger in triggers:
+                if trigger in lowered:
+                    return True
     return any(hint.search(text) is not None for hint in _COMMAND_HINTS)
 
 
