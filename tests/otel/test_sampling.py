@@ -8,7 +8,7 @@ caller's trace id down to the tool's code) and the metrics count what a sampled 
 """
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from a2a.utils.errors import InternalError
@@ -114,6 +114,29 @@ def _metrics(telemetry: Telemetry) -> dict[str, object]:
     }
 
 
+async def _metrics_sampled_and_not(
+    steps: Callable[[], list[Step]], transport: str, *, agent_may_raise: bool = False
+) -> tuple[dict[str, object], dict[str, object]]:
+    """The same turn run sampled, then unsampled (``steps()`` each time): both runs' metrics."""
+    counted = []
+    for sampled in (True, False):
+        with pipelines() as telemetry:
+            if not sampled:
+                _unsampled(telemetry)
+            telemetry.instrument()
+            try:
+                async with serving(steps()) as served:
+                    # An agent that raised: the client gets the error; the turn was observed.
+                    with contextlib.suppress(*((InternalError,) if agent_may_raise else ())):
+                        await call(served.card_for(transport))
+                assert bool(telemetry.spans()) is sampled
+                counted.append(_metrics(telemetry))
+            finally:
+                telemetry.uninstrument()
+    sampled_metrics, unsampled_metrics = counted
+    return sampled_metrics, unsampled_metrics
+
+
 async def test_an_unsampled_turn_makes_no_span_and_redacts_no_content(dropped: Telemetry) -> None:
     redactor = CountingRedactor()
     dropped.instrument(redactor=redactor)
@@ -136,20 +159,7 @@ async def test_an_unsampled_turn_makes_no_span_and_redacts_no_content(dropped: T
 
 
 async def test_an_unsampled_turn_counts_the_same_metrics_as_a_sampled_one() -> None:
-    counted = []
-    for sampled in (True, False):
-        with pipelines() as telemetry:
-            if not sampled:
-                _unsampled(telemetry)
-            telemetry.instrument()
-            try:
-                async with serving(script([])) as served:
-                    await call(served.card_for("rest"))
-                assert bool(telemetry.spans()) is sampled
-                counted.append(_metrics(telemetry))
-            finally:
-                telemetry.uninstrument()
-    sampled_metrics, unsampled_metrics = counted
+    sampled_metrics, unsampled_metrics = await _metrics_sampled_and_not(lambda: script([]), "rest")
     # "redacted" counts content masked on its way to a span event: an unsampled turn captures
     # no content (as with capture_content=False), so masks none. Every other count is the same.
     for observer in SIDES:
@@ -225,22 +235,9 @@ def mixed_script(ending: Step) -> list[Step]:
 async def test_unsampled_metrics_match_with_hand_written_updates_and_every_ending(
     ending: Step,
 ) -> None:
-    counted = []
-    for sampled in (True, False):
-        with pipelines() as telemetry:
-            if not sampled:
-                _unsampled(telemetry)
-            telemetry.instrument()
-            try:
-                async with serving(mixed_script(ending)) as served:
-                    # An agent that raised: the client gets the error; the turn was observed.
-                    with contextlib.suppress(InternalError):
-                        await call(served.card_for("jsonrpc"))
-                assert bool(telemetry.spans()) is sampled
-                counted.append(_metrics(telemetry))
-            finally:
-                telemetry.uninstrument()
-    sampled_metrics, unsampled_metrics = counted
+    sampled_metrics, unsampled_metrics = await _metrics_sampled_and_not(
+        lambda: mixed_script(ending), "jsonrpc", agent_may_raise=True
+    )
     for observer in SIDES:
         sampled_metrics[observer][0].pop(conv.OUTCOME_REDACTED, None)  # type: ignore[index]
     assert unsampled_metrics == sampled_metrics
