@@ -353,9 +353,8 @@ class TurnTelemetry:
         name = conv.EVENT_TEXT if update.degraded else _EVENT_NAMES[envelope.kind]
         attributes: dict[str, Any] = {}
         if not update.degraded:
-            seq = envelope.seq
-            if _INT64_MIN <= seq <= _INT64_MAX:  # _int64(), inlined: once per span event
-                attributes[conv.SEQ] = seq
+            if _int64(envelope.seq):
+                attributes[conv.SEQ] = envelope.seq
             if envelope.stream_key is not None:
                 attributes[conv.STREAM_KEY] = self._name(envelope.stream_key)
         else:

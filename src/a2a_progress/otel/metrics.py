@@ -86,10 +86,7 @@ class TurnCounts:
         this runs for almost every update)."""
         self._kinds[kind] = self._kinds.get(kind, 0) + 1
         self._accepted += 1
-        # _tick(), inlined: this runs for almost every update.
-        self._pending += 1
-        if self._pending >= self._flush_every:
-            self.flush()
+        self._tick()
 
     def _tick(self) -> None:
         self._pending += 1
