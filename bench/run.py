@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import tables
 from benchlib import BENCH_DIR, Figure, configure_process
 
 configure_process()
@@ -201,24 +202,6 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
-def table(results: list[dict[str, Any]]) -> str:
-    """The results as a Markdown table."""
-    rows = [
-        "| name | value | baseline | ratio | target | met | time |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        target = (
-            f"ratio <= {r['target']}" if r["ratio"] is not None else f"<= {r['target']} {r['unit']}"
-        )
-        rows.append(
-            f"| {r['name']} | {_fmt(r['value'])} {r['unit']} | {_fmt(r['baseline'])} "
-            f"| {_fmt(r['ratio'])} | {target} | {'yes' if r['passed'] else 'NO'} "
-            f"| {r.get('seconds', '-')} s |"
-        )
-    return "\n".join(rows)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs (a smoke test)")
@@ -253,7 +236,7 @@ def main() -> None:
             json.dumps(ordered, indent=2) + "\n"
         )  # after each worker: partial runs survive
     print()
-    print(table(results))
+    print(tables.table(results))
     print(f"\n{len(workers)} workers in {time.monotonic() - started:.0f} s")
     print(f"written to {out.relative_to(BENCH_DIR.parent)}")
 
