@@ -61,7 +61,7 @@ unit: $(STAMP)
 
 # The documentation site (mkdocs.yml; built into build/site): a broken API reference fails.
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 $(LOWEST_STAMP): pyproject.toml constraints/lowest.txt
 	rm -rf $(LOWEST_VENV)

@@ -1,6 +1,6 @@
-"""``docs/json-output.md`` lists exactly the fields ``watch --json`` writes: a real watch of the
-example callee (and of a port nobody listens on) is compared with the doc's tables, so neither
-can change without the other."""
+"""``docs/reference/json-output.md`` lists exactly the fields ``watch --json`` writes: a real
+watch of the example callee (and of a port nobody listens on) is compared with the doc's tables,
+so neither can change without the other."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Final
 from support.examples import BIN, ROOT, TIMEOUT, environment, serving
 from support.processes import free_port
 
-DOC: Final = ROOT / "docs" / "json-output.md"
+DOC: Final = ROOT / "docs" / "reference" / "json-output.md"
 WATCH: Final = BIN / "a2a-progress"
 
 
