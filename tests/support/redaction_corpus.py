@@ -1,4 +1,4 @@
-"""The credential corpus of ``tests/test_redaction_corpus.py`` and ``bench/bench_redaction.py``.
+"""The credential corpus of ``tests/redaction/test_corpus.py`` and ``bench/bench_redaction.py``.
 
 Every value below is made up, in the shape the vendor issues. A :class:`Case` is one way an agent
 may print a credential: the text, the secret part that must not survive, and what must still be

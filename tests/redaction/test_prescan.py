@@ -7,7 +7,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_progress import redaction_prescan
+from a2a_progress.redaction import prescan as redaction_prescan
 from support.redaction_corpus import CORPUS
 
 _PIECES = st.sampled_from(

@@ -41,8 +41,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from a2a_progress import redaction_prescan
-from a2a_progress.redaction_patterns import (
+from a2a_progress.redaction import prescan
+from a2a_progress.redaction.patterns import (
     BUILTIN_PATTERNS,
     COMMAND_PATTERNS,
     MASK,
@@ -50,7 +50,7 @@ from a2a_progress.redaction_patterns import (
     TOKEN_START,
 )
 
-__all__ = ["DEFAULT_REDACTOR", "MASK", "Redactor"]
+__all__ = ["DEFAULT_REDACTOR", "Redactor"]
 
 # Passes over a text in which a mask touched a word: each can uncover one more token glued to a
 # masked one (see Redactor._masked); bounded so that hostile text stays linear.
@@ -123,10 +123,10 @@ class Redactor:
             return None
         if self._always_scan:
             return self._regex
-        possible = redaction_prescan.patterns_possible(text)
-        if possible == redaction_prescan.ANY:
+        possible = prescan.patterns_possible(text)
+        if possible == prescan.ANY:
             return self._regex
-        return self._common_regex if possible == redaction_prescan.COMMON else None
+        return self._common_regex if possible == prescan.COMMON else None
 
     def redact(self, text: str) -> str:
         """Return ``text`` with every credential masked."""
@@ -211,7 +211,7 @@ def _unparts(text: str, start: int, end: int) -> bool:
     if _PARTS_ARGUMENTS.search(text, start, end) is None:
         return False
     line = text.rfind("\n", 0, start) + 1
-    return redaction_prescan.patterns_possible(text[line:start]) == redaction_prescan.ANY
+    return prescan.patterns_possible(text[line:start]) == prescan.ANY
 
 
 def _joins(char: str) -> bool:

@@ -1,10 +1,10 @@
 """The redactor's built-in patterns: what a credential looks like, as regular expressions.
 
-:mod:`a2a_progress.redaction` compiles them into one alternation and says what is masked and
-what is not (its docstring is the rule); this module only spells the shapes out. Each pattern is
-``(name, regex)``; a ``<name>_keep`` group is the part that stays (a name, a flag, a separator).
-Every one is linear on hostile text, and every match holds a literal listed in
-:mod:`a2a_progress.redaction_prescan` (``tests/test_redaction_corpus.py`` checks both).
+:mod:`a2a_progress.redaction.redactor` compiles them into one alternation and says what is
+masked and what is not (its docstring is the rule); this module only spells the shapes out.
+Each pattern is ``(name, regex)``; a ``<name>_keep`` group is the part that stays (a name, a
+flag, a separator). Every one is linear on hostile text, and every match holds a literal listed in
+:mod:`a2a_progress.redaction.prescan` (``tests/redaction/test_corpus.py`` checks both).
 """
 
 from __future__ import annotations
@@ -295,7 +295,7 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
 
 # Patterns of commands, config lines and cookies: rare in text, and each alternative costs the
 # scan of every text that wakes the pre-scan, so they are a second regex, used only for a text
-# that holds one of their own literals (redaction_prescan.patterns_possible).
+# that holds one of their own literals (prescan.patterns_possible).
 COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         # Tools whose password flag is a short one that means something else elsewhere ("-p"

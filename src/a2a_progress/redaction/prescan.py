@@ -2,11 +2,11 @@
 
 Most text an agent sends holds no credential. Python's regex engine tries the redactor's whole
 alternation at every position (~1 µs per character); a few substring searches in C decide for
-most texts that none of the patterns can match, and :mod:`a2a_progress.redaction` skips the
+most texts that none of the patterns can match, and :mod:`a2a_progress.redaction.redactor` skips the
 regex for them. The rule that keeps it safe: every built-in pattern's match contains at least
 one literal listed here (or matches one of the hints), so a "no" is never wrong. When a pattern
-is added to :mod:`a2a_progress.redaction`, its literal is added here
-(``tests/test_redaction_corpus.py`` checks the pre-scan against a redactor that always scans).
+is added to :mod:`a2a_progress.redaction.patterns`, its literal is added here
+(``tests/redaction/test_corpus.py`` checks the pre-scan against a redactor that always scans).
 """
 
 from __future__ import annotations
