@@ -9,20 +9,11 @@ import pytest
 from a2a.types import Part, TaskState
 from cli_support import run_cli
 
-from a2a_progress.cli.inert import inert
+from a2a_progress.inert import inert
 from a2a_progress.serving import serve_agent
 from support import scripted as step
 from support.scripted import ScriptedAgent
-from support.terminal import run_in_terminal
-
-CLEAR = "\x1b[2J"  # clear the screen
-TITLE = "\x1b]0;PWNED\x07"  # set the window title (OSC ... BEL)
-CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x1b\\"  # write the clipboard (OSC 52 ... ST)
-CSI_C1 = "\x9b31m"  # a one-byte CSI
-RLO = "\u202e"  # right-to-left override: "evil" would read "live"
-ISOLATE = "\u2067"
-HOSTILE = f"a{CLEAR}b{TITLE}c{CLIPBOARD}d{CSI_C1}e{RLO}evil{ISOLATE}f [bold]markup[/bold]"
-ATTACKS = (CLEAR, TITLE, "\x1b]52", "\x9b", RLO, ISOLATE, "\x07")
+from support.terminal import ATTACKS, HOSTILE, run_in_terminal
 
 
 def hostile(label: str) -> str:

@@ -13,6 +13,33 @@ from dataclasses import dataclass
 
 from support.processes import BIN, PROCESS_TIMEOUT
 
+# What a peer may put in any text that reaches a terminal or a log line.
+CLEAR = "\x1b[2J"  # clear the screen
+TITLE = "\x1b]0;PWNED\x07"  # set the window title (OSC ... BEL)
+CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x1b\\"  # write the clipboard (OSC 52 ... ST)
+CSI_C1 = "\x9b31m"  # a one-byte CSI
+RLO = "\u202e"  # right-to-left override: "evil" would read "live"
+ISOLATE = "\u2067"
+HOSTILE = f"a{CLEAR}b{TITLE}c{CLIPBOARD}d{CSI_C1}e{RLO}evil{ISOLATE}f [bold]markup[/bold]"
+ATTACKS = (CLEAR, TITLE, "\x1b]52", "\x9b", RLO, ISOLATE, "\x07")
+# Each alone, for what keeps only part of a text; and other controls a terminal may obey.
+SEQUENCES = (
+    CLEAR,
+    TITLE,
+    CLIPBOARD,
+    CSI_C1,
+    RLO,
+    ISOLATE,
+    "\x1bP+q544e\x1b\\",  # DCS: ask the terminal to answer (a reply typed into the shell)
+    "\x1b[6n",  # ask for the cursor position (answered as input)
+    "\x9d0;title\x9c",  # OSC and ST as C1 controls
+    "\x85",  # NEL: a new line in some terminals
+    "\r",  # back to the start of the line, to write over it
+    "\x08",  # backspace
+    "\u2028",  # a line separator: a new line in log viewers
+    "\u200f",  # right-to-left mark
+)
+
 
 @dataclass(frozen=True)
 class TerminalRun:

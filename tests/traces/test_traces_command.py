@@ -9,14 +9,11 @@ checked.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
-import sys
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,19 +26,17 @@ from support.otlp import SDK_SCOPE, json_spans, span_exporter, tracer_provider
 from support.processes import (
     PROCESS_TIMEOUT,
     AgentProcess,
-    OutputLines,
     agent_process,
     instrumented,
     otel_environment,
     python_path,
     run_to_end,
-    stop,
     taken_port,
 )
+from support.traces_process import TRACES, running_traces
 
 CALLER: Final = "traces-caller"
 CALLEE: Final = "traces-callee"
-TRACES: Final = [sys.executable, "-m", "a2a_progress.cli", "traces"]
 PORT_IN_USE: Final = 10
 ROW: Final = re.compile(r"^(?P<prefix>[│├└─ ]*)(?P<name>\S.*?)\s{2,}(?P<service>\S+)\s")
 
@@ -117,36 +112,6 @@ def whole_turn(lines: list[str]) -> bool:
         and any(r.name == "execute_tool fetch" and r.service == CALLER for r in block.rows)
         for block in blocks(lines)
     )
-
-
-@dataclass
-class Traces:
-    process: subprocess.Popen[str]
-    out: OutputLines
-    err: OutputLines
-    http: str
-    grpc: str
-
-
-@contextlib.contextmanager
-def running_traces(*args: str) -> Iterator[Traces]:
-    process = subprocess.Popen(
-        [*TRACES, "--http-port", "0", "--grpc-port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "220", "PYTHONPATH": python_path()},
-    )
-    try:
-        assert process.stdout is not None
-        assert process.stderr is not None
-        out, err = OutputLines(process.stdout), OutputLines(process.stderr)
-        banner = out.wait_for(lambda lines: any(line.startswith("Each trace") for line in lines))
-        [http] = [line.split()[-1] for line in banner if line.startswith("  OTLP/HTTP ")]
-        grpc = "".join(x.split()[-1] for x in banner if x.startswith("  OTLP/gRPC "))
-        yield Traces(process, out, err, http, grpc)
-    finally:
-        stop(process)
 
 
 def callee_exporting_to(

@@ -19,9 +19,9 @@ from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, TaskState
 from a2a_progress.cli.agent_client import agent_errors, fetch_card, only_transport, open_client
 from a2a_progress.cli.arguments import Commands, add_agent_arguments, text, usage_error
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
-from a2a_progress.cli.inert import inert
 from a2a_progress.cli.reach import check_agent_url
 from a2a_progress.consumer import TERMINAL_STATES
+from a2a_progress.inert import inert
 from a2a_progress.serving import Transport
 
 

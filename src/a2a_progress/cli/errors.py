@@ -11,7 +11,7 @@ from enum import IntEnum
 from typing import Final
 
 from a2a_progress import schema
-from a2a_progress.cli.inert import inert
+from a2a_progress.inert import inert
 from a2a_progress.schema import state_label
 
 __all__ = [

@@ -4,7 +4,7 @@ One row per span: the span name indented under its parent, the service that emit
 placed on the trace's timeline, its duration, its status and how many events it carries. Spans
 whose parent was not received are shown as roots, so a partial trace still renders. Any process
 can export to the receiver: span names, service names and status messages are shown
-:func:`~a2a_progress.cli.inert.inert`.
+:func:`~a2a_progress.inert.inert`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from a2a_progress.cli.inert import inert
+from a2a_progress.inert import inert
 
 _SERVICE_STYLES: Final = ("cyan", "magenta", "green", "yellow", "blue")
 _MIN_BAR: Final = 10
 _MIN_NAME: Final = 24
 _NAME_SHARE: Final = 0.45
+# Levels of nesting drawn as indentation; deeper rows show their depth instead, so a chain of
+# thousands of spans costs as many rows, not a square of their depth in characters.
+_MAX_INDENT: Final = 24
 
 
 class SpanLike(Protocol):
@@ -61,7 +64,8 @@ def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
     """Depth first, children by start time; spans with an unknown parent are roots.
 
     Spans no root leads to (parent links that form a cycle, which only a broken or hostile
-    exporter sends) are drawn as roots too, each once.
+    exporter sends) are drawn as roots too, each once. The walk keeps its own stack: a trace
+    may nest as deep as its exporter likes.
     """
     ids = {span.span_id for span in spans}
     children: dict[str | None, list[SpanLike]] = defaultdict(list)
@@ -71,21 +75,37 @@ def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
     for siblings in children.values():
         siblings.sort(key=lambda span: (span.start_time_unix_nano, span.name))
     drawn: set[int] = set()
+    # Each entry: the siblings still to draw (reversed, next last), their lead and depth.
+    stack: list[tuple[list[SpanLike], str, int]] = []
 
-    def walk(kids: Sequence[SpanLike], lead: str, is_root: bool) -> Iterator[_Row]:
+    def push(kids: Sequence[SpanLike], lead: str, depth: int) -> None:
         kids = [span for span in kids if id(span) not in drawn]
         drawn.update(id(span) for span in kids)
-        for index, span in enumerate(kids):
-            last = index == len(kids) - 1
-            branch = "" if is_root else ("└─ " if last else "├─ ")
-            yield _Row(span, lead + branch)
-            deeper = lead if is_root else lead + ("   " if last else "│  ")
-            yield from walk(children.get(span.span_id, []), deeper, False)
+        if kids:
+            stack.append((kids[::-1], lead, depth))
 
-    yield from walk(children.get(None, []), "", True)
+    def walk() -> Iterator[_Row]:
+        while stack:
+            pending, lead, depth = stack[-1]
+            span = pending.pop()
+            if not pending:
+                stack.pop()
+            last = not pending
+            branch = "" if depth == 0 else ("└─ " if last else "├─ ")
+            if depth > _MAX_INDENT:  # past it the lead stops growing and says the depth
+                branch = f"{branch}[{depth}] "
+            yield _Row(span, lead + branch)
+            deeper = lead
+            if 0 < depth <= _MAX_INDENT:
+                deeper += "   " if last else "│  "
+            push(children.get(span.span_id, []), deeper, depth + 1)
+
+    push(children.get(None, []), "", 0)
+    yield from walk()
     for span in spans:
         if id(span) not in drawn:
-            yield from walk([span], "", True)
+            push([span], "", 0)
+            yield from walk()
 
 
 def _duration(nanos: int) -> str:

@@ -43,7 +43,6 @@ from a2a_progress.cli.arguments import (
 )
 from a2a_progress.cli.console import output_console
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
-from a2a_progress.cli.inert import inert
 from a2a_progress.cli.json_view import JsonLines, error_json
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.reach import check_agent_url
@@ -56,6 +55,7 @@ from a2a_progress.consumer import (
     poll_task,
 )
 from a2a_progress.extension import declares_progress_extension, request_progress_extension
+from a2a_progress.inert import inert
 from a2a_progress.serving import Transport
 
 __all__ = ["WatchOptions", "register", "run_watch", "user_message"]

@@ -18,21 +18,24 @@ Modules: `receiver` (`OtlpReceiver`, which keeps everything in memory), `http_se
 `grpc_server` (the two protocols, each calling back with every parsed request), `codec` (bodies
 in, OTLP/JSON out), `json_file` (an OTLP/JSON file that grows), `records` (requests as flat
 `ReceivedSpan` / `MetricPoint` records), `traces` (spans grouped into traces that are reported
-once complete).
+once complete), `limits` (what one request may hold: body size, spans, attributes; ids checked).
 """
 
 from a2a_progress.otlp.codec import ExportRequest, to_otlp_json
 from a2a_progress.otlp.grpc_server import OtlpGrpcServer
 from a2a_progress.otlp.http_server import GRPC_ON_HTTP_PORT, OtlpHttpServer
 from a2a_progress.otlp.json_file import OtlpJsonFile
+from a2a_progress.otlp.limits import DEFAULT_MAX_REQUEST_BYTES, Limits
 from a2a_progress.otlp.receiver import OtlpReceiver
 from a2a_progress.otlp.records import MetricPoint, ReceivedEvent, ReceivedSpan, spans_of
 from a2a_progress.otlp.traces import CompletedTrace, TraceCollector
 
 __all__ = [
+    "DEFAULT_MAX_REQUEST_BYTES",
     "GRPC_ON_HTTP_PORT",
     "CompletedTrace",
     "ExportRequest",
+    "Limits",
     "MetricPoint",
     "OtlpGrpcServer",
     "OtlpHttpServer",

@@ -26,7 +26,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 __all__ = [
     "BAD_BODY",
     "ENCODINGS",
-    "MAX_BODY_BYTES",
     "BodyTooLargeError",
     "ExportRequest",
     "decompress",
@@ -39,40 +38,45 @@ __all__ = [
 ExportRequest = ExportTraceServiceRequest | ExportMetricsServiceRequest | ExportLogsServiceRequest
 """An OTLP export request of any signal."""
 
-MAX_BODY_BYTES: Final = 64 * 1024 * 1024
-"""The largest export request accepted, as sent and once decompressed (a collector's default is
-20 MiB; exporters batch far less)."""
-
 _WBITS: Final[dict[str, int]] = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 ENCODINGS: Final = frozenset({"", "identity", *_WBITS})
 """The ``Content-Encoding`` values an OTLP/HTTP exporter may send."""
 
 
 class BodyTooLargeError(ValueError):
-    """A body over :data:`MAX_BODY_BYTES` once decompressed."""
+    """A body over the receiver's limit once decompressed."""
 
 
-def decompress(body: bytes, encoding: str) -> bytes:
+def decompress(body: bytes, encoding: str, limit: int) -> bytes:
     """``body`` without its ``Content-Encoding`` (one of :data:`ENCODINGS`).
 
     Raises:
-        BodyTooLargeError: it inflates past :data:`MAX_BODY_BYTES` (a compression bomb).
+        BodyTooLargeError: it inflates past ``limit`` bytes (a compression bomb).
         zlib.error: it is not valid gzip / deflate data.
     """
     wbits = _WBITS.get(encoding)
     if wbits is None:
         return body
     inflater = zlib.decompressobj(wbits)
-    plain = inflater.decompress(body, MAX_BODY_BYTES)
+    plain = inflater.decompress(body, limit)
     if inflater.unconsumed_tail:
-        raise BodyTooLargeError(f"over {MAX_BODY_BYTES} bytes once decompressed")
+        raise BodyTooLargeError(f"over {limit} bytes once decompressed")
     if not inflater.eof:
         raise zlib.error("truncated compressed body")
     return plain
 
 
-BAD_BODY: Final = (DecodeError, json_format.ParseError, ValueError, OSError, EOFError, zlib.error)
-"""What a malformed, truncated or mis-encoded body raises while it is decompressed and parsed."""
+BAD_BODY: Final = (
+    DecodeError,
+    json_format.ParseError,
+    ValueError,
+    OSError,
+    EOFError,
+    zlib.error,
+    RecursionError,
+)
+"""What a malformed, truncated, mis-encoded or over-deep body raises while it is decompressed
+and parsed (an id of the wrong length is a `ValueError` too)."""
 
 _RESPONSES: Final[dict[type[Message], type[Message]]] = {
     ExportTraceServiceRequest: ExportTraceServiceResponse,
@@ -93,16 +97,29 @@ def parse_request(request_type: type[ExportRequest], body: bytes, is_json: bool)
     if not is_json:
         request.ParseFromString(body)
         return request
-    document = json.loads(body)
+    try:
+        document = json.loads(body)
+    except RecursionError:
+        raise ValueError("the JSON body nests too deeply") from None
+    if not isinstance(document, dict):
+        raise ValueError(f"the JSON body is {type(document).__name__}, not an object")
     _convert_ids(document, _hex_to_base64)
     # OTLP/JSON receivers must ignore fields they do not know.
     json_format.ParseDict(document, request, ignore_unknown_fields=True)
     return request
 
 
-def response_for(request: ExportRequest) -> Message:
-    """The (empty, all accepted) response to an export request."""
-    return _RESPONSES[type(request)]()
+def response_for(request: ExportRequest, rejected: int = 0, message: str = "") -> Message:
+    """The response to an export request: all accepted, or ``rejected`` items (spans, points or
+    log records) dropped and ``message`` saying why, as the OTLP ``partial_success``."""
+    response = _RESPONSES[type(request)]()
+    if rejected or message:
+        partial = response.partial_success
+        partial.error_message = message
+        for field in partial.DESCRIPTOR.fields:
+            if field.name.startswith("rejected_"):
+                setattr(partial, field.name, rejected)
+    return response
 
 
 def to_otlp_dict(request: ExportTraceServiceRequest) -> dict[str, Any]:
@@ -121,21 +138,28 @@ def to_otlp_json(request: ExportTraceServiceRequest) -> str:
     return json.dumps(to_otlp_dict(request), separators=(",", ":"))
 
 
-def _convert_ids(node: Any, convert: Callable[[str], str]) -> None:
-    """Rewrite every trace / span id string in a JSON document in place."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in _ID_FIELDS and isinstance(value, str):
-                node[key] = convert(value)
-            else:
-                _convert_ids(value, convert)
-    elif isinstance(node, list):
-        for item in node:
-            _convert_ids(item, convert)
+def _convert_ids(document: Any, convert: Callable[[str], str]) -> None:
+    """Rewrite every trace / span id string in a JSON document in place (its own stack: a
+    document may nest as deep as its sender likes)."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in _ID_FIELDS and isinstance(value, str):
+                    node[key] = convert(value)
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(item for item in node if isinstance(item, dict | list))
 
 
 def _hex_to_base64(value: str) -> str:
-    return base64.b64encode(bytes.fromhex(value)).decode("ascii")
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise ValueError(f"an id is not hex: {value[:40]!r}") from None
+    return base64.b64encode(raw).decode("ascii")
 
 
 def _base64_to_hex(value: str) -> str:

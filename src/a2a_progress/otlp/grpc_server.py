@@ -12,12 +12,17 @@ from google.protobuf.message import Message  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from a2a_progress.otlp.codec import ExportRequest, response_for
+from a2a_progress.otlp.limits import Admission, InvalidRequestError, Limits, admit
 
 __all__ = ["OtlpGrpcServer"]
 
 _WORKERS: Final = 4
+# Calls in progress at once (the workers' and those waiting for one); more are answered
+# RESOURCE_EXHAUSTED at once instead of queueing without bound.
+_MAX_CALLS: Final = 64
 
 
 class OtlpGrpcServer:
@@ -26,17 +31,26 @@ class OtlpGrpcServer:
     Args:
         host: the address to bind.
         port: the port; 0 picks a free one.
-        on_export: called with each request, in a worker thread; the call is answered when it
-            returns.
+        on_export: called with each request (already cut to ``limits``), in a worker thread;
+            the call is answered when it returns.
+        limits: the bounds of one request: its message size, spans, attributes…
 
     Raises:
         OSError: from `start`, when the port cannot be bound (e.g. it is taken).
     """
 
-    def __init__(self, host: str, port: int, on_export: Callable[[ExportRequest], None]) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        on_export: Callable[[ExportRequest], None],
+        *,
+        limits: Limits | None = None,
+    ) -> None:
         self._host = host
         self._port = port
         self._on_export = on_export
+        self._limits = limits or Limits()
         self._server: Any = None
         self._pool: ThreadPoolExecutor | None = None
         self._endpoint: str | None = None
@@ -55,8 +69,15 @@ class OtlpGrpcServer:
             _check_bindable(self._host, self._port)
         self._pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="otlp-receiver-grpc")
         # No SO_REUSEPORT: a second server must not silently share the port.
-        self._server = grpc.server(self._pool, options=[("grpc.so_reuseport", 0)])
-        servicer = _Servicer(self._on_export)
+        self._server = grpc.server(
+            self._pool,
+            options=[
+                ("grpc.so_reuseport", 0),
+                ("grpc.max_receive_message_length", self._limits.request_bytes),
+            ],
+            maximum_concurrent_rpcs=_MAX_CALLS,
+        )
+        servicer = _Servicer(self._on_export, self._limits)
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
         metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
         logs_service_pb2_grpc.add_LogsServiceServicer_to_server(servicer, self._server)  # type: ignore[no-untyped-call]
@@ -103,9 +124,16 @@ class _Servicer(
 ):
     """All three OTLP gRPC services: each ``Export`` request's type says its signal."""
 
-    def __init__(self, on_export: Callable[[ExportRequest], None]) -> None:
+    def __init__(self, on_export: Callable[[ExportRequest], None], limits: Limits) -> None:
         self._on_export = on_export
+        self._limits = limits
 
     def Export(self, request: ExportRequest, context: Any) -> Message:  # noqa: N802 - gRPC name
+        admission = Admission()
+        if isinstance(request, ExportTraceServiceRequest):
+            try:
+                admission = admit(request, self._limits)
+            except InvalidRequestError as error:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         self._on_export(request)
-        return response_for(request)
+        return response_for(request, admission.rejected, admission.message)

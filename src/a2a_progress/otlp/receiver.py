@@ -16,6 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from a2a_progress.otlp.codec import ExportRequest, to_otlp_json
 from a2a_progress.otlp.grpc_server import OtlpGrpcServer
 from a2a_progress.otlp.http_server import OtlpHttpServer
+from a2a_progress.otlp.limits import Limits
 from a2a_progress.otlp.records import MetricPoint, ReceivedSpan, metric_points_of, spans_of
 
 __all__ = ["OtlpReceiver"]
@@ -32,6 +33,7 @@ class OtlpReceiver:
         grpc_port: the OTLP/gRPC port; 0 picks a free one, None serves no gRPC.
         response_delay: seconds every export waits, after it is recorded, before it is answered:
             a slow collector. :meth:`stop` releases waiting exports at once.
+        limits: the bounds of one request (see :class:`~a2a_progress.otlp.limits.Limits`).
     """
 
     def __init__(
@@ -41,8 +43,10 @@ class OtlpReceiver:
         grpc_port: int | None = 0,
         *,
         response_delay: float = 0.0,
+        limits: Limits | None = None,
     ) -> None:
         self._host = host
+        self._limits = limits
         self._http_port = http_port
         self._grpc_port = grpc_port
         self._response_delay = response_delay
@@ -70,10 +74,14 @@ class OtlpReceiver:
             raise RuntimeError("OtlpReceiver already started")
         self._stopping.clear()
         try:
-            self._http = OtlpHttpServer(self._host, self._http_port, self._export, self._reject)
+            self._http = OtlpHttpServer(
+                self._host, self._http_port, self._export, self._reject, limits=self._limits
+            )
             self._http.start()
             if self._grpc_port is not None:
-                self._grpc = OtlpGrpcServer(self._host, self._grpc_port, self._export)
+                self._grpc = OtlpGrpcServer(
+                    self._host, self._grpc_port, self._export, limits=self._limits
+                )
                 self._grpc.start()
         except BaseException:
             self.stop()

@@ -24,10 +24,12 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 
 from a2a_progress.otlp.records import ReceivedSpan, spans_of
 
-__all__ = ["CompletedTrace", "TraceCollector"]
+__all__ = ["DEFAULT_MAX_BYTES", "CompletedTrace", "TraceCollector"]
 
 _ORPHAN_FACTOR: Final = 3
 """A trace with no root span is handed out after this many quiet periods."""
+DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
+"""Bytes of spans (serialized OTLP) a `TraceCollector` keeps by default."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class _Trace:
     resource_spans: list[ResourceSpans] = field(default_factory=list)
     handed_out: int = 0  # how many of resource_spans' spans were handed out already
     spans: int = 0
+    size: int = 0  # bytes of resource_spans, serialized
     has_root: bool = False
     last_arrival: float = 0.0
     done: bool = False  # handed out and not reopened since
@@ -66,11 +69,13 @@ class TraceCollector:
 
     Args:
         quiet_period: seconds without a new span after which a trace with a root is complete.
-        max_traces: traces kept (open or recently handed out); past it the oldest open trace
-            is handed out early, and the oldest handed-out ones are forgotten.
-        max_spans: spans kept of one trace; past it the trace is handed out at once and
-            forgotten (its later spans start a new, rootless one), so a trace that never goes
-            quiet cannot grow without bound.
+        max_traces: traces kept (open or recently handed out); past it the oldest handed-out
+            ones are forgotten, then the oldest open trace is handed out early.
+        max_bytes: bytes of spans kept (as serialized OTLP) in all traces together; past it,
+            the same.
+        max_spans: spans kept of one trace; past it (or past ``max_bytes`` alone) the trace
+            is handed out at once and forgotten (its later spans start a new, rootless one),
+            so a trace that never goes quiet cannot grow without bound.
         clock: seconds, monotonic (a parameter so tests can drive time).
     """
 
@@ -79,12 +84,15 @@ class TraceCollector:
         quiet_period: float = 2.0,
         *,
         max_traces: int = 1000,
+        max_bytes: int = DEFAULT_MAX_BYTES,
         max_spans: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._quiet = quiet_period
         self._max_traces = max_traces
+        self._max_bytes = max_bytes
         self._max_spans = max_spans
+        self._bytes = 0
         self._clock = clock
         self._lock = threading.Lock()
         self._traces: OrderedDict[bytes, _Trace] = OrderedDict()
@@ -98,8 +106,16 @@ class TraceCollector:
                 for scope_spans in resource_spans.scope_spans:
                     for trace_id, spans in _by_trace(scope_spans.spans).items():
                         self._add(trace_id, resource_spans, scope_spans, spans, now)
-            while len(self._traces) > self._max_traces:
+            while self._traces and (
+                len(self._traces) > self._max_traces or self._bytes > self._max_bytes
+            ):
                 self._evict_one()
+
+    @property
+    def bytes_kept(self) -> int:
+        """Bytes of spans (serialized) the collector holds now: at most ``max_bytes``."""
+        with self._lock:
+            return self._bytes
 
     def completed(self) -> list[CompletedTrace]:
         """The traces that completed since the last call, oldest first."""
@@ -146,23 +162,29 @@ class TraceCollector:
             ScopeSpans(scope=scope_spans.scope, schema_url=scope_spans.schema_url, spans=spans)
         )
         trace.resource_spans.append(part)
+        size = part.ByteSize()
+        trace.size += size
+        self._bytes += size
         trace.spans += len(spans)
         trace.has_root = trace.has_root or any(not span.parent_span_id for span in spans)
         trace.last_arrival = now
         trace.done = False
-        if trace.spans >= self._max_spans:
+        if trace.spans >= self._max_spans or trace.size >= self._max_bytes:
             self._forced.append(self._hand_out(trace_id, trace))
-            del self._traces[trace_id]
+            self._forget(trace_id)
 
     def _evict_one(self) -> None:
         """Forget the oldest handed-out trace, or hand out the oldest open one early."""
         for trace_id, trace in self._traces.items():
             if trace.done:
-                del self._traces[trace_id]
+                self._forget(trace_id)
                 return
         trace_id, trace = next(iter(self._traces.items()))
         self._forced.append(self._hand_out(trace_id, trace))
-        del self._traces[trace_id]
+        self._forget(trace_id)
+
+    def _forget(self, trace_id: bytes) -> None:
+        self._bytes -= self._traces.pop(trace_id).size
 
     def _hand_out(self, trace_id: bytes, trace: _Trace) -> CompletedTrace:
         every = ExportTraceServiceRequest(resource_spans=trace.resource_spans)

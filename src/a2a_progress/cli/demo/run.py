@@ -50,13 +50,13 @@ from a2a_progress.cli.demo.trace import (
     show_trace,
 )
 from a2a_progress.cli.errors import CliError
-from a2a_progress.cli.inert import inert
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.cli.telemetry import Telemetry, start_telemetry
 from a2a_progress.cli.turn import exit_code_of, follow_turn, user_message
 from a2a_progress.cli.view.web import WebPanel, web_panel
 from a2a_progress.consumer import TurnOutcome
 from a2a_progress.extension import request_progress_extension
+from a2a_progress.inert import inert
 from a2a_progress.otlp import OtlpReceiver
 from a2a_progress.serving import Transport
 

@@ -12,6 +12,8 @@ DEFAULT_HTTP_PORT: Final = 4318
 DEFAULT_GRPC_PORT: Final = 4317
 DEFAULT_QUIET_PERIOD: Final = 2.0
 DEFAULT_MAX_TRACES: Final = 1000
+DEFAULT_MAX_REQUEST_MIB: Final = 4
+_MIB: Final = 1024 * 1024
 
 _EXIT_CODES: Final = f"""\
 exit codes:
@@ -87,6 +89,14 @@ def register(commands: Commands) -> None:
         help="traces kept in memory; past it the oldest open one is printed early "
         "(default: %(default)s)",
     )
+    traces.add_argument(
+        "--max-request-mib",
+        type=_count,
+        default=DEFAULT_MAX_REQUEST_MIB,
+        metavar="MIB",
+        help="the largest OTLP request accepted, in MiB, as sent and once decompressed, on both "
+        "protocols (default: %(default)s, gRPC's own default)",
+    )
 
 
 def _count(value: str) -> int:
@@ -113,5 +123,6 @@ def _run(args: argparse.Namespace) -> int:
         otlp_json_dir=args.otlp_json,
         max_traces=args.max_traces,
         sdk_spans=args.sdk_spans,
+        max_request_bytes=args.max_request_mib * _MIB,
     )
     return run_traces(options, output_console())

@@ -25,10 +25,12 @@ from rich.text import Text
 
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.trace_view import Waterfall
+from a2a_progress.inert import inert
 from a2a_progress.otlp import (
     GRPC_ON_HTTP_PORT,
     CompletedTrace,
     ExportRequest,
+    Limits,
     OtlpGrpcServer,
     OtlpHttpServer,
     OtlpJsonFile,
@@ -58,13 +60,16 @@ class TracesOptions:
     max_traces: int
     sdk_spans: bool
     """Draw a2a-sdk's own spans of its methods too (they are always written to the files)."""
+    max_request_bytes: int
+    """The largest OTLP request accepted, on both protocols, as sent and decompressed."""
 
 
 def run_traces(options: TracesOptions, console: Console) -> int:
     """Receive and print traces until Ctrl-C or SIGTERM; return the exit code (0)."""
     collector = TraceCollector(options.quiet_period, max_traces=options.max_traces)
-    with _outputs(options.json_file, options.otlp_json_dir, options.sdk_spans) as output:
-        with _servers(options, collector) as (http, grpc):
+    warnings = _Warnings()
+    with _outputs(options.json_file, options.otlp_json_dir, options.sdk_spans, warnings) as output:
+        with _servers(options, collector, warnings) as (http, grpc):
             _banner(console, http, grpc, options.quiet_period)
             stopped = threading.Event()
             with _stop_on_sigterm(stopped):
@@ -82,7 +87,9 @@ def run_traces(options: TracesOptions, console: Console) -> int:
 
 
 @contextlib.contextmanager
-def _servers(options: TracesOptions, collector: TraceCollector) -> Iterator[tuple[str, str | None]]:
+def _servers(
+    options: TracesOptions, collector: TraceCollector, warnings: _Warnings
+) -> Iterator[tuple[str, str | None]]:
     """Serve OTLP/HTTP (and gRPC) into ``collector``; yields both endpoints (gRPC's or None)."""
 
     def on_export(request: ExportRequest) -> None:
@@ -91,11 +98,11 @@ def _servers(options: TracesOptions, collector: TraceCollector) -> Iterator[tupl
         # Metrics and logs are accepted (so exporters do not retry or log errors) and dropped.
 
     host = options.host
-    warnings = _Warnings()
-    http = OtlpHttpServer(host, options.http_port, on_export, warnings.refused)
+    limits = Limits(request_bytes=options.max_request_bytes)
+    http = OtlpHttpServer(host, options.http_port, on_export, warnings.refused, limits=limits)
     grpc = None
     if options.grpc_port is not None:
-        grpc = OtlpGrpcServer(host, options.grpc_port, on_export)
+        grpc = OtlpGrpcServer(host, options.grpc_port, on_export, limits=limits)
     try:
         _start(http, "OTLP/HTTP", host, options.http_port, "--http-port")
         if grpc is not None and options.grpc_port is not None:
@@ -110,7 +117,12 @@ def _servers(options: TracesOptions, collector: TraceCollector) -> Iterator[tupl
 
 
 class _Warnings:
-    """Says on stderr, once per reason, why exports were refused (a misconfigured exporter)."""
+    """Says on stderr, once per reason, why exports were refused (a misconfigured exporter) or
+    a trace could not be drawn or written; at most `_MOST` different reasons in a session.
+
+    A reason quotes what a client sent (a path, a content type, an error about its body): it
+    is made inert first, so no escape sequence of a client's reaches the terminal.
+    """
 
     _MOST: Final = 10
 
@@ -130,6 +142,11 @@ class _Warnings:
             )
         else:
             reason = f"refused an export: {reason}"
+        self.say(reason)
+
+    def say(self, reason: str) -> None:
+        """Print ``reason`` (inert, on one line) unless it was said already."""
+        reason = inert(reason, one_line=True)
         with self._lock:
             if reason in self._said or len(self._said) >= self._MOST:
                 return
@@ -194,20 +211,34 @@ def _stop_on_sigterm(stopped: threading.Event) -> Iterator[None]:
 
 
 class _Output:
-    """Draws each trace and writes it to the files asked for; counts what it saw."""
+    """Draws each trace and writes it to the files asked for; counts what it saw.
+
+    A trace that cannot be written or drawn is said once (per reason) and the session goes on.
+    """
 
     def __init__(
-        self, json_file: OtlpJsonFile | None, directory: Path | None, sdk_spans: bool
+        self,
+        json_file: OtlpJsonFile | None,
+        directory: Path | None,
+        sdk_spans: bool,
+        warnings: _Warnings,
     ) -> None:
         self._json_file = json_file
         self._directory = directory
         self._sdk_spans = sdk_spans
+        self._warnings = warnings
         self.traces = 0
         self.spans = 0
         self.sdk_hidden = 0
 
     def show(self, console: Console, trace: CompletedTrace) -> None:
         self._write(trace)
+        try:
+            self._draw(console, trace)
+        except Exception as error:  # noqa: BLE001 - one trace must not end the session
+            self._warnings.say(f"cannot draw trace {trace.trace_id}: {error!r}")
+
+    def _draw(self, console: Console, trace: CompletedTrace) -> None:
         new = list(spans_of(trace.new_spans))
         self.traces += 0 if trace.late else 1
         self.spans += len(new)
@@ -253,10 +284,9 @@ class _Output:
             if self._directory is not None:
                 path = self._directory / f"{trace.trace_id}.json"
                 path.write_text(to_otlp_json(trace.all_spans) + "\n", "utf-8")
-        except OSError as error:
-            raise CliError(
-                f"cannot write trace {trace.trace_id}: {error.strerror or error}", ExitCode.USAGE
-            ) from error
+        except (OSError, ValueError) as error:
+            what = error.strerror if isinstance(error, OSError) and error.strerror else error
+            self._warnings.say(f"cannot write trace {trace.trace_id}: {what}")
 
 
 def _without_sdk_spans(spans: Sequence[ReceivedSpan]) -> list[ReceivedSpan]:
@@ -279,7 +309,9 @@ def _without_sdk_spans(spans: Sequence[ReceivedSpan]) -> list[ReceivedSpan]:
 
 
 @contextlib.contextmanager
-def _outputs(json_path: str | None, directory: str | None, sdk_spans: bool) -> Iterator[_Output]:
+def _outputs(
+    json_path: str | None, directory: str | None, sdk_spans: bool, warnings: _Warnings
+) -> Iterator[_Output]:
     """Open the output files first, so a bad path fails before anything listens."""
     folder = None
     if directory is not None:
@@ -291,11 +323,11 @@ def _outputs(json_path: str | None, directory: str | None, sdk_spans: bool) -> I
                 f"cannot write traces to {directory}: {error.strerror}", ExitCode.USAGE
             ) from error
     if json_path is None:
-        yield _Output(None, folder, sdk_spans)
+        yield _Output(None, folder, sdk_spans, warnings)
         return
     try:
         json_file = OtlpJsonFile(json_path)
     except OSError as error:
         raise CliError(f"cannot write {json_path}: {error.strerror}", ExitCode.USAGE) from error
     with json_file:
-        yield _Output(json_file, folder, sdk_spans)
+        yield _Output(json_file, folder, sdk_spans, warnings)

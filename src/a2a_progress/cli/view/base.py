@@ -11,9 +11,9 @@ from typing import ClassVar, Final, Self
 
 from rich.console import Console
 
-from a2a_progress.cli.inert import inert
 from a2a_progress.cli.view.model import TurnModel
 from a2a_progress.cli.view.sink import Update
+from a2a_progress.inert import inert
 
 DEFAULT_TAIL: Final = 4
 

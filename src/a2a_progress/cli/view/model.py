@@ -6,7 +6,7 @@ and returns the changes in the order they happened. The plain sink prints one li
 the live tree draws the whole model on every refresh. Neither decides what happened: only here.
 
 Agent text enters the views here and only here, so here it is made
-:func:`~a2a_progress.cli.inert.inert`: a view shows what the agent sent, and the terminal obeys
+:func:`~a2a_progress.inert.inert`: a view shows what the agent sent, and the terminal obeys
 none of its escape sequences.
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from a2a_progress.cli.errors import state_label
-from a2a_progress.cli.inert import inert
 from a2a_progress.consumer import CallRecord, ProgressUpdate, TurnOutcome
 from a2a_progress.envelope import Kind, Status
+from a2a_progress.inert import inert
 
 # Style of each terminal state in the live tree: its symbol and colour.
 TERMINAL_STYLES: Final = {
