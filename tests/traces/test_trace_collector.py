@@ -146,3 +146,32 @@ def test_a_trace_past_max_spans_is_handed_out_at_once_and_forgotten() -> None:
     [rest] = collector.completed()
     assert names(rest.spans) == ["child 3", "root"]
     assert rest.late == 0  # a trace of its own, not late spans of the first
+
+
+def test_the_traces_kept_are_bounded_by_bytes_too() -> None:
+    clock, agent = FakeClock(), Agent("big")
+    collector = TraceCollector(QUIET, max_bytes=200_000, clock=clock)
+    for index in range(40):  # ~20 KB a trace: 800 KB sent, 200 KB kept
+        with agent.tracer.start_as_current_span(f"turn {index}") as root:
+            root.set_attribute("payload", "x" * 20_000)
+        collector.add(agent.take())
+        assert collector.bytes_kept <= 200_000
+        clock.now += QUIET
+        [done] = collector.completed()
+        assert [span.name for span in done.spans] == [f"turn {index}"]
+    assert collector.bytes_kept > 100_000  # printed traces are kept, within the bound
+
+
+def test_a_trace_alone_over_the_byte_bound_is_handed_out_at_once() -> None:
+    clock, agent = FakeClock(), Agent("big")
+    collector = TraceCollector(QUIET, max_bytes=50_000, clock=clock)
+    with agent.tracer.start_as_current_span("turn") as root:
+        for index in range(3):
+            with agent.tracer.start_as_current_span(f"step {index}") as step:
+                step.set_attribute("payload", "x" * 20_000)
+            collector.add(agent.take())
+        root.set_attribute("done", True)
+    assert [names(trace.spans) for trace in collector.completed()] == [
+        ["step 0", "step 1", "step 2"]
+    ]
+    assert collector.bytes_kept == 0
