@@ -23,7 +23,7 @@ ADK_VENV := .venv-adk
 ADK_STAMP := $(ADK_VENV)/.installed
 ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 
-.PHONY: venv system-deps test lint typecheck unit docs test-lowest test-adk demo bench fuzz clean
+.PHONY: venv system-deps test lint typecheck unit ir-guard docs test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,10 +34,13 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # What the suite needs from Debian: Chromium for the browser tests (tests/web; never a browser
-# download), a compose CLI to validate docker-compose.yml. Installed only where missing, as root.
+# download), a compose CLI to validate docker-compose.yml, valgrind and a C compiler for the
+# instruction counts (ir-guard, make bench). Installed only where missing, as root.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v valgrind >/dev/null 2>&1 || missing="$$missing valgrind"; \
+	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \
 	{ docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1; } \
 		|| missing="$$missing docker-compose"; \
 	if [ -n "$$missing" ]; then \
@@ -58,6 +61,11 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# The bridge's instructions per update above the OpenTelemetry SDK floor, counted by callgrind
+# in a short in-process run (~45 s), against the budget in bench/ir_budget.json (+10% fails).
+ir-guard: $(STAMP)
+	$(BIN)/python bench/ir_guard.py
 
 # The documentation site (mkdocs.yml; built into build/site): a broken API reference fails.
 docs: $(STAMP)
@@ -85,12 +93,12 @@ test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(google-adk|a2a-sdk|opentelemetry-(api|sdk))='
 	$(ADK_VENV)/bin/pytest -p no:cacheprovider -m adk tests/interop
 
-test: system-deps lint typecheck docs unit test-lowest test-adk
+test: system-deps lint typecheck docs unit ir-guard test-lowest test-adk
 
 demo: $(STAMP)
 	$(BIN)/a2a-progress demo
 
-bench: $(STAMP)
+bench: system-deps $(STAMP)
 	$(BIN)/python bench/run.py
 
 fuzz: $(STAMP)

@@ -180,10 +180,15 @@ def in_process_client(agent: AgentExecutor) -> tuple[BaseClient, DefaultRequestH
     return client, handler
 
 
-def tracer_provider(service: str, exporter: SpanExporter) -> TracerProvider:
-    """A provider exporting through a default BatchSpanProcessor, as a deployment has."""
+def tracer_provider(
+    service: str, exporter: SpanExporter, *, schedule_delay_millis: float | None = None
+) -> TracerProvider:
+    """A provider exporting through a default BatchSpanProcessor, as a deployment has
+    (``schedule_delay_millis``: its export timer, the SDK's default when None)."""
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
-    provider.add_span_processor(BatchSpanProcessor(exporter))
+    provider.add_span_processor(
+        BatchSpanProcessor(exporter, schedule_delay_millis=schedule_delay_millis)
+    )
     return provider
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from a2a.server.agent_execution import AgentExecutor
 from opentelemetry.sdk.metrics import MeterProvider
@@ -57,98 +57,121 @@ from agent import (
 from benchlib import Arm, Figure, interleave_arms, ratio_figure
 from floor import FloorObserver, floor_turn
 
+T = TypeVar("T")
+
 _CONTENT = "a2a.progress.content"
 
 
-def run(quick: bool) -> list[Figure]:
-    turns, tools = (12, 25) if quick else (60, 25)
-    updates = turns * tools * UPDATES_PER_TOOL
-    agent = ScriptedAgent()
-    exporter = InMemorySpanExporter()
-    provider = tracer_provider("bench-inprocess", exporter)
-    dropped = InMemorySpanExporter()
-    unsampled = TracerProvider(
-        resource=Resource.create({"service.name": "bench-unsampled"}),
-        sampler=ParentBased(ALWAYS_OFF),
-    )
-    unsampled.add_span_processor(BatchSpanProcessor(dropped))
-    instrumentor = A2AProgressInstrumentor()
-    runner = asyncio.Runner()
-    walls: dict[str, list[float]] = {}
+ARMS = ("on", "off", "unsampled", "content_off", "floor", "floor_unsampled")
+"""The in-process arms, in the order they run (reversed every other repetition)."""
 
-    async def turns_through_client(served: AgentExecutor, turn: TurnRunner) -> None:
+Measure = Callable[[Callable[[], None]], T]
+"""Runs the turns it is given (a thunk) and returns what it measured of them."""
+
+
+class InProcessArms:
+    """The in-process workload's arms, set up once: each :meth:`run` serves ``turns`` turns of
+    ``tools`` tool calls through one arm and checks every span, event and metric it recorded.
+
+    ``export_delay_ms``: the BatchSpanProcessors' schedule delay. The CPU figures keep the
+    SDK's default (5 s, as deployed); the instruction counts (bench_ir.py) make it longer than
+    any run, so spans are exported only when a full batch of 512 is queued, at the same points
+    in every run, never on a timer that fires wherever valgrind's slowdown puts it.
+    """
+
+    def __init__(self, tools: int, *, export_delay_ms: float | None = None) -> None:
+        self.tools = tools
+        self._agent = ScriptedAgent()
+        self._exporter = InMemorySpanExporter()
+        self._provider = tracer_provider(
+            "bench-inprocess", self._exporter, schedule_delay_millis=export_delay_ms
+        )
+        self._dropped = InMemorySpanExporter()
+        self._unsampled = TracerProvider(
+            resource=Resource.create({"service.name": "bench-unsampled"}),
+            sampler=ParentBased(ALWAYS_OFF),
+        )
+        self._unsampled.add_span_processor(
+            BatchSpanProcessor(self._dropped, schedule_delay_millis=export_delay_ms)
+        )
+        self._instrumentor = A2AProgressInstrumentor()
+        self._runner = asyncio.Runner()
+
+    def close(self) -> None:
+        self._runner.close()
+        self._provider.shutdown()
+        self._unsampled.shutdown()
+
+    async def _turns(self, served: AgentExecutor, turn: TurnRunner, turns: int) -> None:
         client, handler = in_process_client(served)
         try:
             for _ in range(turns):
-                result = await turn(client, tools)
+                result = await turn(client, self.tools)
                 if not result.completed:
                     raise AssertionError(f"turn did not complete: {result}")
         finally:
             await handler.aclose()
 
-    def arm(
-        name: str,
-        spans: Callable[[], None] | None,
-        *,
-        floor: TracerProvider | None = None,
-        **options: Any,
-    ) -> Arm:
-        """The instrumentor on with ``options`` (``spans`` checks what it recorded), off
-        (``spans`` None), or the SDK floor writing to ``floor`` with the instrumentor off."""
+    def run(self, name: str, turns: int, measure: Measure[T]) -> T:
+        """Serve ``turns`` turns through arm ``name``; what ``measure`` made of running them.
 
+        The instrumentor is switched on (``on``, ``unsampled``, ``content_off``) before the
+        handler and client are built and off after; the floor arms make the SDK calls
+        themselves (floor.py). Checks run after ``measure`` returns.
+        """
+        reader = InMemoryMetricReader()
+        meters = MeterProvider(metric_readers=[reader])
+        served: AgentExecutor = self._agent
+        turn: TurnRunner = run_turn
+        instrumented = name in ("on", "unsampled", "content_off")
+        provider = self._unsampled if "unsampled" in name else self._provider
+        if name.startswith("floor"):
+            tracer = provider.get_tracer("a2a_progress.bench.floor")
+            metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
+            served = ScriptedAgent(observer=FloorObserver(tracer, metrics).turn)
+            turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics)
+        elif instrumented:
+            options: dict[str, Any] = {"meter_provider": meters, "tracer_provider": provider}
+            if name == "content_off":
+                options["capture_content"] = False
+            self._instrumentor.instrument(**options)
+        try:
+            measured = measure(lambda: self._runner.run(self._turns(served, turn, turns)))
+        finally:
+            if instrumented:
+                self._instrumentor.uninstrument()
+        if name != "off":
+            provider.force_flush()
+            if "unsampled" in name:
+                if self._dropped.get_finished_spans():
+                    raise AssertionError(f"the {name} arm exported spans")
+            else:
+                _check_spans(self._exporter, turns, self.tools, content=name != "content_off")
+            _check_metrics(reader, turns, self.tools)
+        meters.shutdown()
+        return measured
+
+
+def run(quick: bool) -> list[Figure]:
+    turns, tools = (12, 25) if quick else (60, 25)
+    updates = turns * tools * UPDATES_PER_TOOL
+    arms = InProcessArms(tools)
+    walls: dict[str, list[float]] = {}
+
+    def arm(name: str) -> Arm:
         def run_arm() -> float:
-            reader = InMemoryMetricReader()
-            meters = MeterProvider(metric_readers=[reader])
-            served, turn = agent, run_turn
-            if floor is not None:
-                tracer = floor.get_tracer("a2a_progress.bench.floor")
-                metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
-                served = ScriptedAgent(observer=FloorObserver(tracer, metrics).turn)
-                turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics)
-            elif spans is not None:
-                instrumentor.instrument(meter_provider=meters, **options)
-            try:
-                cpu, wall = cpu_and_wall(lambda: runner.run(turns_through_client(served, turn)))
-            finally:
-                if floor is None and spans is not None:
-                    instrumentor.uninstrument()
-            if spans is not None:
-                spans()
-                _check_metrics(reader, turns, tools)
-            meters.shutdown()
+            cpu, wall = arms.run(name, turns, cpu_and_wall)
             walls.setdefault(name, []).append(wall)
             return cpu
 
         return run_arm
 
-    def recorded(content: bool) -> Callable[[], None]:
-        def check() -> None:
-            provider.force_flush()
-            _check_spans(exporter, turns, tools, content=content)
-
-        return check
-
-    def none_recorded() -> None:
-        unsampled.force_flush()
-        if dropped.get_finished_spans():
-            raise AssertionError("the unsampled arm exported spans")
-
-    arms = {
-        "on": arm("on", recorded(True), tracer_provider=provider),
-        "off": arm("off", None),
-        "unsampled": arm("unsampled", none_recorded, tracer_provider=unsampled),
-        "content_off": arm(
-            "content_off", recorded(False), tracer_provider=provider, capture_content=False
-        ),
-        "floor": arm("floor", recorded(True), floor=provider),
-        "floor_unsampled": arm("floor_unsampled", none_recorded, floor=unsampled),
-    }
     try:
-        samples = interleave_arms(arms, reps=5 if quick else 7, warmup=1)
+        samples = interleave_arms(
+            {name: arm(name) for name in ARMS}, reps=5 if quick else 7, warmup=1
+        )
     finally:
-        runner.close()
-        provider.shutdown()
-        unsampled.shutdown()
+        arms.close()
 
     def wall(name: str) -> float:
         timed = sorted(walls[name][1:])  # the warm-up repetition is not a sample

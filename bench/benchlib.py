@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import gc
 import os
+import platform
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +26,21 @@ BENCH_DIR = Path(__file__).resolve().parent
 # a2a-sdk's own tracing (66-88 spans per streaming call) is not ours to measure. It is read when
 # a2a is imported: run.py sets it first, and every subprocess inherits it.
 BENCH_ENV = {"OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
+
+
+VERSIONED = ("a2a-sdk", "opentelemetry-api", "opentelemetry-sdk", "protobuf", "wrapt")
+"""The packages whose versions the figures depend on (with Python's), recorded with them."""
+
+
+def versions() -> dict[str, str]:
+    """Python's version and those of the packages in :data:`VERSIONED`."""
+    found = {"python": platform.python_version()}
+    for package in VERSIONED:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
 
 
 def configure_process() -> None:

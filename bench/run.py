@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import tables
-from benchlib import BENCH_DIR, Figure, configure_process
+from benchlib import BENCH_DIR, Figure, configure_process, versions
 
 configure_process()
 
@@ -40,6 +40,13 @@ WORKERS: dict[str, tuple[str, ...]] = {
         "bridge_content_off",
         "bridge_sdk_floor",
         "bridge_sdk_floor_unsampled",
+    ),
+    "ir_inprocess": (
+        "ir_bridge_inprocess",
+        "ir_bridge_unsampled",
+        "ir_bridge_content_off",
+        "ir_sdk_floor",
+        "ir_sdk_floor_unsampled",
     ),
     "e2e_loopback": ("e2e_loopback", "vs_a2a_sdk_tracing", "e2e_sdk_floor"),
     "e2e_dead_collector": ("e2e_dead_collector",),
@@ -70,6 +77,10 @@ def _runner(name: str) -> Callable[[bool], Figure | list[Figure]]:
         import bench_bridge
 
         return bench_bridge.run
+    if name == "ir_inprocess":
+        import bench_ir
+
+        return bench_ir.run
     if name in ("e2e_loopback", "e2e_processes"):
         # a2a-sdk's own tracing is one arm of these workers: it must be on when a2a is imported
         # (the other arms switch it off again, see bench_sdk_tracing.py).
@@ -123,8 +134,10 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
         if receiver is not None:
             receiver.stop()
     seconds = round(time.monotonic() - started, 1)
+    found = versions()
     for result in results:
         result["seconds"] = seconds
+        result["versions"] = found
     return results
 
 
