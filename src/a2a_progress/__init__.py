@@ -14,6 +14,7 @@ from a2a_progress.consumer import (
     ProgressAssembler,
     ProgressUpdate,
     TurnOutcome,
+    error_text,
     follow,
     poll_task,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "decode",
     "encode",
     "envelope_part",
+    "error_text",
     "follow",
     "message_text",
     "open_task",

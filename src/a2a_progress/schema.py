@@ -39,7 +39,9 @@ version; new fields may be added.
 ``auth_required``, or the last state seen when the stream ended early), ``terminal``, ``reply``
 (the final answer's text), ``closed`` (calls the end closed), ``replayed`` (the task had already
 ended when it was first seen: its history was replayed), ``started_at`` / ``ended_at`` /
-``duration`` (agent-recorded, null when unknown), ``exit_code`` and ``time``.
+``duration`` (agent-recorded, null when unknown), ``exit_code``, ``error`` (why a failed or
+rejected turn failed, in the agent's words, redacted and at most 512 characters; else null) and
+``time``.
 
 ``{"type": "error"}`` — the turn could not be followed to an outcome: ``message`` (one line)
 and ``exit_code`` (null from a web relay whose event source raised).
@@ -150,6 +152,7 @@ def outcome_json(outcome: TurnOutcome) -> dict[str, Any]:
         "ended_at": outcome.ended_at,
         "duration": _seconds(outcome.duration),
         "exit_code": exit_code_for_state(outcome.state),
+        "error": outcome.error,
         "time": round(time.time(), 3),
     }
 

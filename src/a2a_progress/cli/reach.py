@@ -24,6 +24,7 @@ from a2a.client import A2AClientTimeoutError
 from a2a.utils.errors import InternalError, TaskNotCancelableError, TaskNotFoundError
 
 from a2a_progress.cli.errors import CliError, ExitCode
+from a2a_progress.consumer import error_text
 
 _E = TypeVar("_E", bound=BaseException)
 _LOOPBACK_NAMES = frozenset({"localhost", "0.0.0.0"})
@@ -334,11 +335,14 @@ def call_error(
             return never
         if code in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
             return CliError(f"lost connection to {url} (gRPC {code})", ExitCode.UNREACHABLE)
-        if code in ("UNKNOWN", "INTERNAL"):
-            return CliError(f"the agent at {url} failed (gRPC {code})", ExitCode.UNSUPPORTED)
+        if code in ("UNKNOWN", "INTERNAL"):  # the agent raised: say what it said, redacted
+            return CliError(
+                f"the agent at {url} failed (gRPC {code}): {error_text(error)}",
+                ExitCode.UNSUPPORTED,
+            )
         return CliError(f"{url} refused: gRPC {code}: {details}", ExitCode.UNSUPPORTED)
     if isinstance(error, InternalError):
-        return CliError(f"the agent at {url} failed (internal error)", ExitCode.UNSUPPORTED)
+        return CliError(f"the agent at {url} failed: {error_text(error)}", ExitCode.UNSUPPORTED)
     return CliError(f"{url} refused: {text}", ExitCode.UNSUPPORTED)
 
 

@@ -21,6 +21,7 @@ from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
     OTLPSpanExporter as HttpSpanExporter,
 )
+from opentelemetry.metrics import NoOpMeterProvider
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
@@ -156,5 +157,8 @@ def start_telemetry(
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: service_name}))
     for exporter in exporters:
         provider.add_span_processor(_processor(exporter))
-    A2AProgressInstrumentor().instrument(tracer_provider=provider)
+    # Spans only: the demo exports no metrics (a no-op meter provider, chosen, not forgotten).
+    A2AProgressInstrumentor().instrument(
+        tracer_provider=provider, meter_provider=NoOpMeterProvider()
+    )
     return Telemetry(provider, owned=True, exports_to=[endpoint] if endpoint else [])

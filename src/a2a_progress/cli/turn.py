@@ -6,6 +6,7 @@ sink and returns how the turn ended; :func:`exit_code_of` turns that into the ex
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 from a2a.client import Client
@@ -24,6 +25,7 @@ from a2a_progress.consumer import (
     TERMINAL_STATES,
     ProgressAssembler,
     TurnOutcome,
+    error_text,
     follow,
 )
 from a2a_progress.serving import user_message
@@ -59,7 +61,8 @@ async def follow_turn(
 
     When the stream breaks with an error (an agent whose executor raised ends the stream with
     an error, not a FAILED event; subscribing to a finished task is refused), the task is fetched
-    once: if it has ended, its final state is shown and returned instead of the error.
+    once: if it has ended, its final state is shown and returned instead of the error, with the
+    error's message (redacted, bounded) as the outcome's ``error``.
     ``task`` (given or learnt from the events) says which task the turn is, also to the caller
     when the turn is cut short.
     """
@@ -73,13 +76,14 @@ async def follow_turn(
                 sink.update(item)
                 if isinstance(item, TurnOutcome) and outcome is None:
                     outcome = item
-    except CliError:
+    except CliError as error:
         if task.id is None:
             raise
         snapshot = await _final_task(client, task.id)
         if snapshot is None:
             raise
-        for item in assembler.feed(snapshot):
+        for fed in assembler.feed(snapshot):
+            item = _with_error(fed, error.__cause__) if isinstance(fed, TurnOutcome) else fed
             sink.update(item)
             if isinstance(item, TurnOutcome) and outcome is None:
                 outcome = item
@@ -88,6 +92,13 @@ async def follow_turn(
     if outcome is None:  # follow() always ends with an outcome; keep mypy and readers sure
         raise CliError(f"{url} sent no events", ExitCode.INCOMPLETE)
     return outcome
+
+
+def _with_error(outcome: TurnOutcome, error: BaseException | None) -> TurnOutcome:
+    """``outcome`` with the agent's error message from the error that ended its stream."""
+    if error is None or outcome.error is not None or outcome.succeeded:
+        return outcome
+    return dataclasses.replace(outcome, error=error_text(error))
 
 
 async def _final_task(client: Client, task_id: str) -> Task | None:
@@ -107,7 +118,7 @@ def outcome_reason(outcome: TurnOutcome) -> str:
     reply = " ".join(outcome.reply.split())
     if not outcome.terminal and exit_code_for_state(outcome.state) is ExitCode.INCOMPLETE:
         return f"the stream ended before {task} did (last state: {label})"
-    detail = f": {reply}" if reply else ""
+    detail = f": {outcome.error or reply}" if outcome.error or reply else ""
     if label in ("input_required", "auth_required"):
         return f"{task} is waiting: {label.replace('_', ' ')}{detail}"
     return f"{task} {label}{detail}"

@@ -8,10 +8,12 @@
 The parts, one job each: :mod:`.assembler` (dispatch, turns, envelopes and degraded updates),
 :mod:`.tool_calls` (the tool-call state machine), :mod:`.seq_window` (seqs seen per stream),
 :mod:`.reply` (artifacts and the reply), :mod:`.turn` (one turn's state), :mod:`.updates` (what
-is yielded), :mod:`.outcomes` (states, end reasons, outcomes), :mod:`.sources` (follow, poll).
+is yielded), :mod:`.outcomes` (states, end reasons, outcomes), :mod:`.sources` (follow, poll),
+:mod:`.errors` (why a turn failed, as a caller may show it).
 """
 
 from a2a_progress.consumer.assembler import ProgressAssembler
+from a2a_progress.consumer.errors import error_text
 from a2a_progress.consumer.outcomes import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
@@ -33,6 +35,7 @@ __all__ = [
     "ProgressUpdate",
     "TurnOutcome",
     "Update",
+    "error_text",
     "follow",
     "outcome_of_rejection",
     "poll_task",

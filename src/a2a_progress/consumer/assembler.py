@@ -26,8 +26,10 @@ from a2a_progress.carrier import (
     status_time,
     view_event,
 )
+from a2a_progress.consumer.errors import error_text
 from a2a_progress.consumer.outcomes import (
     DISCARDS,
+    FAILED_STATES,
     INTERRUPTED_STATES,
     REJECTIONS,
     TERMINAL_END_REASONS,
@@ -258,18 +260,21 @@ class ProgressAssembler:
         del self._turns[turn.task_id]
         if terminal:
             self._finished.add(turn.task_id)
+        state = turn.state if state is None else state
+        reply = turn.reply.reply(message, progress=self._progress_part)
         return TurnOutcome(
             task_id=turn.task_id,
             context_id=turn.context_id,
-            state=turn.state if state is None else state,
+            state=state,
             terminal=terminal,
-            reply=turn.reply.reply(message, progress=self._progress_part),
+            reply=reply,
             message=message,
             artifacts=turn.reply.artifacts,
             closed=turn.calls.end_open(reason, at),
             replayed=turn.replayed,
             started_at=turn.started_at,
             ended_at=at,
+            error=error_text(reply) if reply and state in FAILED_STATES else None,
         )
 
     # -- event kinds -------------------------------------------------------------------------

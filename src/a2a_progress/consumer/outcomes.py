@@ -26,6 +26,9 @@ INTERRUPTED_STATES: Final = frozenset(
 )
 """States that end the current turn but not the task: the next send starts a new turn."""
 
+FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
+"""Final states whose status message says why the turn did not succeed."""
+
 
 class EndReason(StrEnum):
     """Why a tool call ended."""

@@ -50,7 +50,12 @@ class TurnOutcome:
     subscribed to or fetched): its progress is a replay of its history. ``started_at`` /
     ``ended_at`` are the times the agent recorded (POSIX seconds) for the turn's first status
     seen live and for the status that ended it; None when unknown (a replayed turn's start is
-    only in its history, which keeps no times).
+    only in its history, which keeps no times). ``error`` says why a turn failed, in the agent's
+    words (redacted, at most 512 characters, see `error_text`): the text of its FAILED or
+    REJECTED status; None for any other turn. An exception that escaped the agent's
+    ``execute()`` ends the stream with an error instead of a status (the error propagates from
+    `follow`): ``dataclasses.replace(outcome, error=error_text(exc))`` puts it on an outcome,
+    as ``a2a-progress watch`` does.
     """
 
     task_id: str
@@ -64,6 +69,7 @@ class TurnOutcome:
     replayed: bool = False
     started_at: float | None = None
     ended_at: float | None = None
+    error: str | None = None
 
     @property
     def state_name(self) -> str:

@@ -22,6 +22,11 @@ environment variable (see :mod:`a2a_progress.otel.config`). ``caller_tracer_prov
 ``callee_tracer_provider`` give one side its own provider, e.g. for two services
 (``service.name``) in one process.
 
+With no SDK tracer or meter provider set (``opentelemetry-instrument`` without
+``opentelemetry-distro``, or code that never sets one), spans or metrics would go nowhere: a
+warning says so once, on the ``a2a_progress.otel`` logger, naming the fix
+(:mod:`a2a_progress.otel.providers`).
+
 What is process-wide: the patches on a2a-sdk's classes (request handlers, HTTP dispatchers,
 ``BaseClient``), the
 ``atexit`` hook and, when the application has none, the SIGTERM handler
@@ -52,6 +57,7 @@ from a2a_progress.otel.conventions import SCHEMA_URL
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.package import _instruments
 from a2a_progress.otel.pending import PendingExport
+from a2a_progress.otel.providers import ProviderCheck
 from a2a_progress.otel.shutdown import ExitHooks
 from a2a_progress.otel.version import __version__
 
@@ -104,6 +110,13 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         callee.instrument(bridge)
         caller.instrument(bridge)
         given = [kwargs[name] for name in _PROVIDER_ARGUMENTS if kwargs.get(name) is not None]
+        # Nothing silent: a provider nobody set makes spans or metrics that go nowhere.
+        passed = {"tracer"} if given else set()
+        if kwargs.get("meter_provider") is not None:
+            passed.add("meter")
+        check = ProviderCheck(frozenset(passed))
+        check.at_instrument()
+        bridge.on_first_turn = check.at_first_turn
 
         def providers() -> Iterator[object]:
             # The global providers are asked when a flush is due: they may be set after this.

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from a2a.types.a2a_pb2 import Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState
@@ -30,6 +30,7 @@ from a2a_progress.consumer import (
     ProgressAssembler,
     ProgressUpdate,
     TurnOutcome,
+    error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Kind
@@ -110,6 +111,8 @@ class Bridge:
         self._live_lock = threading.Lock()
         # Peer names sanitized under config.redactor, clean ones remembered across turns.
         self.names = PeerNames(config.redactor)
+        # Called once, as the first turn starts (the instrumentor's check of its providers).
+        self.on_first_turn: Callable[[], None] | None = None
 
     def warn_once(self, where: str) -> None:
         """Log an internal bridge failure once per place: telemetry must never break the agent."""
@@ -146,6 +149,9 @@ class Bridge:
         attributes: dict[str, Any],
     ) -> TurnTelemetry:
         """Start the call or execution span and the turn that owns it."""
+        if self.on_first_turn is not None:
+            first, self.on_first_turn = self.on_first_turn, None
+            first()
         span = self.tracer_for(observer).start_span(
             name, context=parent, kind=kind, attributes=attributes
         )
@@ -186,6 +192,7 @@ class TurnTelemetry:
         self._task_id: str | None = None
         self._context_id: str | None = None
         self._state: int | None = None
+        self._failure: str | None = None  # why a FAILED / REJECTED status said it failed
         self._ended = False
         # A turn the sampler dropped (span not recording) makes no span events, content or tool
         # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
@@ -247,6 +254,8 @@ class TurnTelemetry:
             for update in updates:
                 if isinstance(update, TurnOutcome):
                     self._close_calls(update.closed)
+                    if update.error is not None:  # the FAILED status's words, our redactor's
+                        self._failure = error_text(update.reply, self._config.redactor)
                 else:
                     self._progress(update)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
@@ -281,9 +290,11 @@ class TurnTelemetry:
                 self._span.set_attribute(conv.A2A_TASK_STATE, _state_name(self._state))
             if error is not None:
                 self._record_error(error)
-                self._span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+                why = error_text(error, self._config.redactor)  # what the agent said, if a2a's
+                self._span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {why}"))
             elif self._state in _FAILED_STATES:
-                self._span.set_status(Status(StatusCode.ERROR, _state_name(self._state)))
+                why = self._failure or _state_name(self._state)
+                self._span.set_status(Status(StatusCode.ERROR, why))
         except Exception:  # noqa: BLE001
             self._bridge.warn_once("end")
         finally:

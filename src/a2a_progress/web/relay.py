@@ -26,6 +26,7 @@ from a2a_progress import (
     CallRecord,
     ProgressUpdate,
     TurnOutcome,
+    error_text,
     follow,
 )
 from a2a_progress.schema import SCHEMA_VERSION, call_json, error_json, update_json
@@ -154,7 +155,7 @@ class ProgressRelay:
             async for item in _updates(source):
                 self.publish(item)
         except Exception as error:
-            self.fail(f"{type(error).__name__}: {error}")
+            self.fail(f"{type(error).__name__}: {error_text(error)}")
             raise
         if self.outcome is None:
             self.fail("the progress source ended before the turn's outcome")

@@ -141,11 +141,16 @@ class OutputLine:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    """The turn ended; ``summary`` is its one-line description, ``reply`` the answer (inert)."""
+    """The turn ended; ``summary`` is its one-line description, ``reply`` the answer (inert).
+
+    ``error`` (inert) says why a failed turn failed; the reply is then not shown, being that
+    same message unredacted or nothing.
+    """
 
     outcome: TurnOutcome
     summary: str
     reply: str
+    error: str = ""
 
 
 Change = TaskSeen | CallStarted | CallEnded | NoteAdded | OutputLine | TurnEnded
@@ -196,6 +201,7 @@ class TurnModel:
     calls: dict[int, CallNode] = field(default_factory=dict)
     task_id: str = ""  # inert, like every agent text here
     reply: str = ""
+    error: str = ""
     outcome: TurnOutcome | None = None
     ended: float | None = None
     started: float = 0.0
@@ -291,8 +297,10 @@ class TurnModel:
             self._end_call(record, now, None, changes, outcome.replayed)
         self.outcome = outcome
         self.reply = inert(outcome.reply)
+        self.error = inert(outcome.error or "")
         self.ended = now
-        changes.append(TurnEnded(outcome, self.summary(outcome, now)[0], self.reply))
+        summary = self.summary(outcome, now)[0]
+        changes.append(TurnEnded(outcome, summary, self.reply, self.error))
 
     def running(self) -> int:
         """How many tool calls are still running."""

@@ -57,6 +57,8 @@ class PlainLines(TurnView):
             case NoteAdded(node):
                 label = _NOTE_LABELS[node.kind] + dialect_tag(node.dialect)
                 return [f"{label}: {line}" for line in node.text.splitlines() or [""]]
+            case TurnEnded(_, summary, _, error) if error:
+                return [f"outcome: {summary}", f"error: {error}"]
             case TurnEnded(_, summary, reply):
                 answer = ["answer:", *(f"  {line}" for line in reply.splitlines())]
                 return [f"outcome: {summary}", *(answer if reply else [])]

@@ -85,7 +85,9 @@ class LiveTree(TurnView):
             return
         live.stop()
         outcome = self.model.outcome
-        if outcome is not None and outcome.reply:
+        if outcome is not None and self.model.error:
+            self.console.print(Panel(Text(self.model.error), title="error", border_style="red"))
+        elif outcome is not None and outcome.reply:
             style = TERMINAL_STYLES.get(state_label(outcome.state), ("", "yellow"))[1]
             reply = Text(self.model.reply)
             self.console.print(Panel(reply, title="answer", border_style=style))

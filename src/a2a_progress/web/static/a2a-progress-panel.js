@@ -275,9 +275,16 @@ class A2AProgressPanel extends HTMLElement {
     this._tree.setAttribute("aria-busy", "false");
     const state = String(data.state ?? "");
     const reply = String(data.reply ?? "");
+    // Why a failed turn failed, in the agent's words (redacted, bounded): it replaces the reply,
+    // which for a failed turn is that same message unredacted, or empty.
+    const error = typeof data.error === "string" ? data.error : "";
     this._reply.replaceChildren();
     this._reply.dataset.state = state;
-    if (reply) {
+    if (error) {
+      const heading = `Error (${state.replace("_", " ")})`;
+      this._reply.append(el("h3", "a2ap-reply-title", heading), el("p", "a2ap-reply-text", error));
+      this._reply.hidden = false;
+    } else if (reply) {
       const heading = state === "completed" ? "Reply" : `Reply (${state.replace("_", " ")})`;
       this._reply.append(el("h3", "a2ap-reply-title", heading), el("p", "a2ap-reply-text", reply));
       this._reply.hidden = false;
