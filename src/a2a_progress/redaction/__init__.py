@@ -4,7 +4,7 @@ The producer and the OpenTelemetry bridge put every text through one :class:`Red
 :mod:`a2a_progress.redaction.redactor` says what it masks and what it leaves alone.
 """
 
-from a2a_progress.redaction.patterns import MASK
 from a2a_progress.redaction.redactor import DEFAULT_REDACTOR, Redactor
+from a2a_progress.redaction.values import MASK
 
 __all__ = ["DEFAULT_REDACTOR", "MASK", "Redactor"]

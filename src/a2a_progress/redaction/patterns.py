@@ -9,102 +9,21 @@ flag, a separator). Every one is linear on hostile text, and every match holds a
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
-MASK: Final = "[REDACTED]"
-"""What a masked credential is replaced by."""
-
-# Words that make a name (a key, a header, a flag) a credential's name, wherever they occur in
-# it: "DB_PASSWORD", "x-auth-token", "aws_secret_access_key", "AccountKey". "tokens" and
-# "tokenizer" are not credentials; a bare "key" or "auth" is too common ("sort key", an "auth:"
-# logger) and counts only in the shapes below.
-_NAME_WORDS: Final = (
-    r"(?:password|passwd|passphrase|pwd|secret|credential|sess(?:ion)?id|bearer|token(?!s|iz|is)"
-    r"|api[_-]?key|(?:access|private|account|master|signing|encryption|licen[cs]e|client|app"
-    r"|application|auth|session|subscription|service|admin|consumer|functions?|webhook|storage"
-    r"|deploy)[_-]?key"
-    r"|(?:primary|secondary)(?:master)?key|(?<=[_\"'-])auth(?![a-z])|(?<=[_-])signature"
-    r"|(?<=[_-])pass(?![a-z]))"
+from a2a_progress.redaction.values import (
+    COLON_VALUE,
+    HEADER_SEPARATOR,
+    HEADER_VALUE,
+    NAME_WORDS,
+    NOT_A_SECRET,
+    NOT_A_VALUE_NAME,
+    PAIR_SEPARATOR,
+    PAIR_VALUE,
+    opening_quote,
+    quoted_or,
 )
-# A name ending in one of these says *about* a credential, not the credential: "token_type",
-# "password_file", "token_uri", "SharedAccessKeyName", "--password-stdin". Lookbehinds must have
-# a fixed width, hence one per length.
-_NOT_A_VALUE_NAME: Final = (
-    r"(?<!url|uri|dir|ttl|len|env)(?<!type|file|path|name|size|hint|mode|kind)"
-    r"(?<!count|limit|usage|stdin|field|label)(?<!length|budget|policy|prefix|header|expiry)"
-    r"(?<!expires|timeout|version|enabled)(?<!endpoint|provider)"
-)
-# A scheme word before the value is part of it: "token=Bearer q7Z…" masks the token too.
-_SCHEME: Final = (
-    r"(?i:bearer|basic|digest|token|bot|jwt|key|apikey|api-key|sso-key|ssws|negotiate|ntlm"
-    r"|oauth|aws4-hmac-sha256)"
-)
-_UNQUOTED_STOP: Final = r"\s\"',;&}"
 
-
-def _quoted_or(prefix: str, unquoted: str, guard: str = "") -> str:
-    """The value after a keep group that ended with ``(?P<{prefix}_e>\\\\)?(?P<{prefix}_q>…)?``.
-
-    Quoted, it runs to the matching quote (to ``\\"`` when the quote was itself escaped, as in
-    JSON inside a JSON string); unquoted, it is ``unquoted``, except that a PEM block over
-    several lines is left to its own pattern, which masks all of it. ``guard`` (a lookahead)
-    is tested where the value starts, inside the quotes if there are any.
-    """
-    e, q = f"{prefix}_e", f"{prefix}_q"
-    escaped = rf"(?:[^\r\n\\]|\\(?!(?P={q}))[^\r\n])+"
-    plain = rf"(?:[^\r\n\\\"']|\\[^\r\n]|(?!(?P={q}))[\"'])+"
-    return rf"{guard}(?({q})(?({e}){escaped}|{plain})|(?!-----BEGIN){unquoted})"
-
-
-def _opening_quote(prefix: str) -> str:
-    # Used inside an atomic group with the separator before it: once the separator and quote
-    # are read, no other reading of them is tried when the value fails ("=>" is not "=" + ">").
-    return rf"(?P<{prefix}_e>\\)?(?P<{prefix}_q>[\"'])?"
-
-
-# A value is not a credential when it is a literal (None, true …), a placeholder ("********",
-# "xxxx", "<your-key>", "<token>", "${DB_PASSWORD}", "$TOKEN", "$(cat f)", "%TOKEN%", "{token}",
-# "%s", "{{ .Values.token }}", "YOUR_TOKEN_HERE", "sk-..." — a vendor prefix and an ellipsis,
-# no more), or already masked, whole up to a delimiter, after an optional scheme word
-# ("Bearer <token>"). A backtick ends it too: "`password = None`" is Markdown inline code.
-_PLACEHOLDER: Final = (
-    r"(?i:none|null|true|false|undefined|nil|str|string|bytes|int|bool|any)"
-    r"|\*{3,}|•+|x{3,}|X{3,}|<[^<>\r\n]{1,60}>|\$\([^()\r\n]{1,200}\)|\$\{[A-Za-z_]\w{0,60}\}"
-    # "$TOKEN", "$api_key"; "$ecretP4ss" (mixed case and digits) is a password, not a variable.
-    r"|\$(?:[A-Z_][A-Z0-9_]{0,60}+|[a-z_][a-z0-9_]{0,60}+)"
-    r"|%[A-Za-z_]\w{0,60}%|\{[\w. ]{1,60}\}|%\(?\w*\)?s|(?i:your)[_-][\w-]{0,60}"
-    # templates: Jinja/Helm "{{ lookup('env', 'X') }}", GitHub Actions "${{ secrets.X }}"
-    r"|\$?\{\{[^{}\r\n]{1,100}\}\}"
-    r"|(?:[A-Za-z0-9]{1,10}[_-]){0,3}(?:\.{3}|…)"
-    rf"|{re.escape(MASK)}"
-)
-_VALUE_END: Final = r"(?:[\s\"',;&})\]\\`]|$)"
-_NOT_A_SECRET: Final = rf"(?!(?:{_SCHEME}[ \t]+)?(?:{_PLACEHOLDER}){_VALUE_END})"
-# Unquoted, a value is code, not a credential, when it fetches the secret ("getpass()",
-# "os.environ[…]") or names it: a dotted chain of words without digits, the first in lower case
-# ("settings.API_KEY", "config.token", "self.password"). A token has digits ("s.Q7Zp2Lk9…", an
-# old Vault token), and so has a password like "Hunter2.Spring"; "Summer.Spring" is no variable.
-_CODE: Final = (
-    r"(?![A-Za-z_][\w.]{0,60}+[(\[])"
-    r"(?![a-z_][A-Za-z_]{0,59}+(?:\.[A-Za-z_]{1,60}+){1,8}+" + _VALUE_END + ")"
-)
-# An unquoted value of a pair: one run of non-delimiters, after an optional scheme word; a
-# backtick before a delimiter closes Markdown inline code and is not part of it.
-_PAIR_VALUE: Final = (
-    rf"{_CODE}(?:{_SCHEME}[ \t]+(?=[^{_UNQUOTED_STOP}]))?"
-    rf"(?:[^{_UNQUOTED_STOP}`]|`(?!{_VALUE_END}))++"
-)
-# An unquoted header value runs to the end of the line or a closing quote; a quote right after
-# "=" opens a quoted parameter (Digest's response="…") that is part of the value.
-_HEADER_VALUE: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)+"
-_PAIR_SEPARATOR: Final = r"\\?[\"']?\]?[ \t]*(?:=>|:=|:|=(?!=))"
-# After "key: " (YAML, a header, prose) an unquoted value is the rest of the line, spaces
-# included ("password: correct horse battery staple"), up to a delimiter or a " #" comment;
-# after "=" it is one run (a log line's next "user=..." is not part of it).
-_COLON_WORD: Final = rf"(?:[^{_UNQUOTED_STOP}\]`]|`(?!{_VALUE_END}))++"
-_COLON_VALUE: Final = rf"{_CODE}{_COLON_WORD}(?:[ \t]++(?!#){_COLON_WORD})*+"
-_HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
 # One shell argument (not a flag) of a command line.
 _ARG: Final = r"(?!-)[^\s|;&<>]{1,256}+"
 # A command-line secret: one argument, up to a shell operator (so masking twice changes nothing).
@@ -196,15 +115,15 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "auth_header",
         # No look-behind: "proxyAuthorization:" and "…key1Authorization:" are headers too.
         r"(?P<auth_header_keep>(?i:(?:proxy-)?authorization)"
-        rf"(?>{_HEADER_SEPARATOR}{_opening_quote('ah')}))"
-        + _quoted_or("ah", _HEADER_VALUE, _NOT_A_SECRET),
+        rf"(?>{HEADER_SEPARATOR}{opening_quote('ah')}))"
+        + quoted_or("ah", HEADER_VALUE, NOT_A_SECRET),
     ),
     (
         # Every pair of the header; a value must start "name=" ("Cookie: chocolate" is prose).
         "cookie_header",
         r"(?P<cookie_header_keep>(?<![A-Za-z0-9_-])(?i:(?:set-)?cookie2?)"
-        rf"(?>{_HEADER_SEPARATOR}{_opening_quote('ck')}))"
-        r"(?=[^\s=;\"'\\]{1,256}+=)" + _quoted_or("ck", _HEADER_VALUE),
+        rf"(?>{HEADER_SEPARATOR}{opening_quote('ck')}))"
+        r"(?=[^\s=;\"'\\]{1,256}+=)" + quoted_or("ck", HEADER_VALUE),
     ),
     (
         "webhook_url",
@@ -232,7 +151,7 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?P<basic_user_keep>(?<![\w-])(?:(?:-u|--user|--proxy-user)(?:[ \t]+|=)[\"']?"
         r"[^\s:\"']{1,256}+:(?!//)|-u[ \t]+\S{1,256}+[ \t]+-p[ \t]*))"
         # Up to a shell operator, as tool_password's values: masking twice changes nothing.
-        rf"{_NOT_A_SECRET}[^\s\"';&|<>]+",
+        rf"{NOT_A_SECRET}[^\s\"';&|<>]+",
     ),
     (
         "netrc",
@@ -242,22 +161,22 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # --token abc, --client-secret "x y" (with "=", it is a secret_pair). A "--no-…" flag
         # is a switch ("--no-auth-warning"): what follows it is not its value.
         "cli_flag",
-        rf"(?P<cli_flag_keep>(?<![\w-])-(?!-?no-)-?(?i:(?=[\w-]*?{_NAME_WORDS})[\w-]++"
-        rf"{_NOT_A_VALUE_NAME}|cookie)(?>[ \t]+(?![-<>|]){_opening_quote('cf')}))"
-        + _quoted_or("cf", _PAIR_VALUE, _NOT_A_SECRET),
+        rf"(?P<cli_flag_keep>(?<![\w-])-(?!-?no-)-?(?i:(?=[\w-]*?{NAME_WORDS})[\w-]++"
+        rf"{NOT_A_VALUE_NAME}|cookie)(?>[ \t]+(?![-<>|]){opening_quote('cf')}))"
+        + quoted_or("cf", PAIR_VALUE, NOT_A_SECRET),
     ),
     (
         "secret_pair",
         r"(?P<secret_pair_keep>(?<![\w.-])(?i:"
         # Most words are not followed by a separator: that cheap test comes before the search
         # for a credential word in the name, which costs a try of every word at every offset.
-        rf"(?=[\w.-]++{_PAIR_SEPARATOR}){_NO_TOKEN_HERE}(?=[\w.-]*?{_NAME_WORDS})[\w.-]++"
-        rf"{_NOT_A_VALUE_NAME}"
+        rf"(?=[\w.-]++{PAIR_SEPARATOR}){_NO_TOKEN_HERE}(?=[\w.-]*?{NAME_WORDS})[\w.-]++"
+        rf"{NOT_A_VALUE_NAME}"
         r"|(?:api|access|secret|private|account|auth) key"
         r"|x-[\w-]{0,60}+(?<=key))"
         r"(?>\\?[\"']?\]?[ \t]*(?:=>|:=|(?P<sp_colon>:)|=(?!=))"
-        rf"[ \t]*{_opening_quote('sp')}))"
-        + _quoted_or("sp", f"(?(sp_colon){_COLON_VALUE}|{_PAIR_VALUE})", _NOT_A_SECRET),
+        rf"[ \t]*{opening_quote('sp')}))"
+        + quoted_or("sp", f"(?(sp_colon){COLON_VALUE}|{PAIR_VALUE})", NOT_A_SECRET),
     ),
     (
         # Query parameters whose bare name is a credential only in a URL: Google's "key",
@@ -275,7 +194,7 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # .NET settings: <add key="ApiKey" value="..." />.
         "config_attribute",
         r"(?P<config_attribute_keep>(?<![\w-])(?i:(?:key|name)=\"(?=[^\"]{0,80}?"
-        rf"{_NAME_WORDS})[^\"]{{1,80}}+\"[ \t]+value=\"))[^\"\r\n]+",
+        rf"{NAME_WORDS})[^\"]{{1,80}}+\"[ \t]+value=\"))[^\"\r\n]+",
     ),
     (
         # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
@@ -283,7 +202,7 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "bearer",
         r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)[ \t]+)"
         r"(?!--?[A-Za-z][A-Za-z-]{0,30}+(?![^\s=]))"
-        rf"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{{16}}){_NOT_A_SECRET}[A-Za-z0-9\-._~+/]+=*",
+        rf"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{{16}}){NOT_A_SECRET}[A-Za-z0-9\-._~+/]+=*",
     ),
     (
         "jwt",
@@ -365,13 +284,13 @@ COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # (hostapd's wpa_passphrase= and iwd's Passphrase= are secret_pairs). Not after a
         # letter or a digit ("pskey=" is not one), after anything else ("WIFI_PSK=").
         r"|(?<![A-Za-z0-9])(?ai:psk|presharedkey)[ \t]*+=(?!=)[ \t]*+(?P<tp_psk>)"
-        r")(?>" + _opening_quote("tp") + "))"
-        + _quoted_or(
+        r")(?>" + opening_quote("tp") + "))"
+        + quoted_or(
             "tp",
-            rf"(?(tp_psk){_PAIR_VALUE}|"
+            rf"(?(tp_psk){PAIR_VALUE}|"
             r"(?(tp_auth)(?=[^\s\"';&|<>:0-9]{0,256}+[:0-9]))"
             rf"(?(tp_word)(?!-){_PASSWORD_LIKE}){_TOOL_VALUE})",
-            _NOT_A_SECRET,
+            NOT_A_SECRET,
         ),
     ),
     (
@@ -380,7 +299,7 @@ COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "config_directive",
         r"(?P<config_directive_keep>(?<![^\r\n])[ \t]{0,40}+"
         r"(?i:bindpw|rootpw|requirepass|masterauth|olcrootpw:)[ \t]+)"
-        + rf"{_NOT_A_SECRET}[^\s\"']+",
+        + rf"{NOT_A_SECRET}[^\s\"']+",
     ),
     (
         # A .pgpass line, host:port:database:user:password (the host has a letter, a dot or is
@@ -388,7 +307,7 @@ COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "pgpass",
         r"(?P<pgpass_keep>(?<![\w.:/@*-])(?=[\w.*-]{0,253}[A-Za-z.*])[\w.*-]{1,253}+"
         r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:)"
-        + rf"{_NOT_A_SECRET}[^\s\"']+",
+        + rf"{NOT_A_SECRET}[^\s\"']+",
     ),
     (
         # Session cookies by name, wherever the pair is written (a log line, document.cookie):
@@ -397,7 +316,7 @@ COMMAND_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "session_cookie",
         r"(?P<session_cookie_keep>(?<![\w.-])(?:(?:connect\.|rack\.)?sid|laravel_session"
         r"|_[\w-]{0,60}?session(?:_id)?|(?i:__(?:host|secure)-)[\w.-]{1,100}+)=)"
-        + rf"{_NOT_A_SECRET}[^\s\"',;&}}]+",
+        + rf"{NOT_A_SECRET}[^\s\"',;&}}]+",
     ),
     (
         # Any cookie printed as a Set-Cookie value without the header ("session=…; Path=/;

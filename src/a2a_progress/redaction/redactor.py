@@ -41,14 +41,14 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from a2a_progress.redaction import prescan
+from a2a_progress.redaction import context, prescan, unlabelled
 from a2a_progress.redaction.patterns import (
     BUILTIN_PATTERNS,
     COMMAND_PATTERNS,
-    MASK,
     TOKEN_SHAPES,
     TOKEN_START,
 )
+from a2a_progress.redaction.values import MASK
 
 __all__ = ["DEFAULT_REDACTOR", "Redactor"]
 
@@ -137,6 +137,15 @@ class Redactor:
         return self._masked(text)
 
     def _masked(self, text: str) -> tuple[str, int]:
+        if not self._enabled:
+            return text, 0
+        masked, count = self._by_patterns(text)
+        masked, found = context.mask_in_context(masked)
+        count += found
+        masked, found = unlabelled.mask_random(masked)
+        return masked, count + found
+
+    def _by_patterns(self, text: str) -> tuple[str, int]:
         # A mask can put a word boundary where there was none: a token glued to a masked one
         # ("…-3dapi…") only starts a match once that one is masked; a credential among the
         # arguments a command's match keeps is only found once that match is gone, and a

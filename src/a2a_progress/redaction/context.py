@@ -1,0 +1,171 @@
+"""Values found by the shape around them when no ``key=value`` pair says "secret".
+
+Each shape names where a value sits and what must be true of it:
+
+- a credential's name and the value after blanks or a table rule, no ``=`` or ``:`` (``vault
+  kv get``'s ``password    s3cr3t``, ``| STRIPE_KEY | … |``, ``setx API_SECRET …``, "logged in
+  with the password …"): the value must read as a password or as random;
+- a credential word, then a quoted literal (SQL ``PASSWORD '…'``, ``IDENTIFIED BY '…'``,
+  Groovy ``password '…'``), or ``SET PASSWORD … = '…'``;
+- a quoted credential name, a comma, a quoted value (``define('DB_PASSWORD', '…')``,
+  ``os.Setenv("API_TOKEN", "…")``, gRPC metadata tuples);
+- a call or an auth tuple whose name holds a credential word, with literal arguments: the last
+  one is the secret (``setPassword("…")``, ``NetworkCredential("u", "…")``,
+  ``auth=("u", "…")``, ``ConvertTo-SecureString "…"``);
+- a name field holding a credential word and, within a few lines, its value field (Kubernetes
+  ``- name: DB_PASSWORD`` / ``value: …``, JSON ``"Name": "/prod/db_password"`` /
+  ``"Value": …``, Hadoop ``<name>…secret.key</name><value>…</value>``);
+- a YAML block scalar under a credential's name (``password: |`` and the indented lines);
+- a literal piped into a command that reads a secret (``echo '…' | docker login
+  --password-stdin``, ``| chpasswd``, ``| gh secret set``);
+- a flag whose name ends in a password word (``-storepass``, ``--pw``), a ``-P`` or a glued
+  ``-p…`` whose value reads as a password, and ``user/password@host`` (Oracle).
+
+Placeholders, references and masks are never values (:data:`~.values.NOT_A_SECRET`). Every
+quantifier is bounded or possessive: linear on hostile text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from a2a_progress.redaction.evidence import looks_random, password_like
+from a2a_progress.redaction.values import MASK, NAME_WORDS, NOT_A_SECRET, NOT_A_VALUE_NAME
+
+# A credential's name: a run of name characters holding a credential word.
+_NAME: Final = rf"(?i:(?=[\w.-]{{0,80}}?{NAME_WORDS})[\w.-]{{1,80}}+{NOT_A_VALUE_NAME})"
+_TRAILING: Final = ".,;:)]}"
+
+
+def _quoted(tag: str) -> str:
+    """A quoted literal (its quote in group ``{tag}_q``, its text in ``{tag}_val``)."""
+    q, v = f"{tag}_q", f"{tag}_val"
+    body = rf"(?:(?!(?P={q}))[^\r\n\\]|\\[^\r\n]){{1,512}}+"
+    return rf"(?P<{q}>[\"']){NOT_A_SECRET}(?P<{v}>{body})(?P={q})"
+
+
+# (name, regex, whether the value must read as a password or random). The value is the group
+# "<name>_val" (or "<name>_uval" when unquoted), what precedes it is kept.
+_SHAPES: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "blank",
+        rf"(?<![\w.$-]){_NAME}[\"']?"
+        r"(?:[ \t]*[|│][ \t]*|\t[ \t]*|[ \t]+(?i:(?:is|was|of)[ \t]+)?)"
+        rf"(?:{_quoted('blank')}|{NOT_A_SECRET}(?P<blank_uval>[^\s\"'`|│]{{1,256}}+))",
+    ),
+    (
+        "sql",
+        r"(?<![\w\"'-])(?:(?i:password|passwd|passphrase|identified[ \t]+by|secret|token)"
+        r"(?:[ \t]*=[ \t]*|[ \t]+)"
+        r"|(?i:set[ \t]+password)[^;\r\n='\"]{0,200}+(?:['\"][^'\"\r\n]{0,100}+['\"]"
+        r"[^;\r\n='\"]{0,100}+){0,4}+=[ \t]*)"
+        rf"{_quoted('sql')}",
+    ),
+    (
+        "namepair",
+        rf"[\"']{_NAME}[\"'][ \t]*,[ \t]*{_quoted('namepair')}",
+    ),
+    (
+        "call",
+        r"(?<![\w$])[\w.$:-]{0,60}?(?i:password|passwd|credential|secret|auth|token"
+        r"|securestring)[\w]{0,30}+(?:[ \t]*=[ \t]*)?(?:\(|[ \t]+(?=[\"']))[ \t]*"
+        r"(?:(?:[\"'][^\"'\r\n]{0,256}+[\"']|[\w.]{1,60}+)[ \t]*,[ \t]*){0,3}+"
+        rf"{_quoted('call')}(?=[ \t]*[),]|[ \t]+-|[ \t]*$)",
+    ),
+    (
+        "sibling",
+        r"(?<![\w-])(?:(?P<sib_x><)(?i:name|key)>|[\"']?(?i:name|key|parameter)[\"']?[ \t]*[:=])"
+        rf"[ \t]*[\"']?(?=[^\"'<\r\n]{{0,120}}?{NAME_WORDS})[^\"'<\r\n]{{1,120}}+[\"']?"
+        r"(?(sib_x)</(?i:name|key)>|[ \t]*,?)"
+        r"(?:[^\r\n]{0,80}+\r?\n){0,3}?[ \t,{-]*"
+        r"(?(sib_x)<(?i:value)>|[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*)"
+        rf"(?:{_quoted('sibling')}|{NOT_A_SECRET}(?P<sibling_uval>[^\s\"'<,;}}]{{1,512}}+))",
+    ),
+    (
+        "block",
+        rf"(?m:^[ \t]*+[\"']?{_NAME}[\"']?[ \t]*:[ \t]*[|>][-+0-9]{{0,2}}[ \t]*\r?\n)"
+        r"(?P<block_val>(?:[ \t]++[^\s][^\r\n]{0,4096}+(?:\r?\n|\Z)){1,64}+)",
+    ),
+    (
+        "pipe",
+        r"(?<![\w-])(?:echo|printf)(?:[ \t]+-[neE]{1,3}+)?(?:[ \t]+(?P<pipe_f>[\"'])%s(?:\\n)?"
+        r"(?P=pipe_f))?[ \t]+"
+        rf"(?:{_quoted('pipe')}|{NOT_A_SECRET}(?P<pipe_uval>[^\s\"'|;&<>]{{1,512}}+))"
+        r"(?=[ \t]*\|[^\r\n|]{0,200}?(?i:pass|secret|token|login|auth|key))",
+    ),
+    (
+        "flag",
+        r"(?<![\w-])(?:-{1,2}[\w-]{0,30}?(?i:pass|passwd|pw|pwd)(?:[ \t]+|=)"
+        r"|-P[ \t]*|-p(?=[^\s\d-]))"
+        rf"(?:{_quoted('flag')}|{NOT_A_SECRET}(?P<flag_uval>[^\s\"'|;&<>:/]{{1,256}}+)(?![:/]))",
+    ),
+    (
+        "slash",
+        r"(?<![\w/:.@-])[\w.-]{1,64}+/(?P<slash_uval>[^\s/@:\"']{1,128}+)@(?=[\w/])",
+    ),
+)
+# Shapes whose unquoted value must read as a password or as random ("the password policy").
+_JUDGED: Final = frozenset(
+    {"blank_val", "blank_uval", "pipe_uval", "flag_uval", "slash_uval", "sibling_uval"}
+)
+REGEX: Final = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _SHAPES))
+_VALUE_GROUPS: Final = tuple(
+    group for group in REGEX.groupindex if group.endswith(("_val", "_uval"))
+)
+# Every shape holds one of these (lower case): a text without any is not scanned.
+_TRIGGERS: Final = ("pass", "pw", "secret", "token", "key", "auth", "credential", "identified",
+                    "-p", "/", "session", "sess")  # fmt: skip
+
+
+def _value_span(match: re.Match[str]) -> tuple[str, int, int] | None:
+    for group in _VALUE_GROUPS:
+        start = match.start(group)
+        if start != -1:
+            return group, start, match.end(group)
+    return None
+
+
+# A call that looks a secret up takes its name, not its value ("get_secret('name')").
+_LOOKUP: Final = re.compile(
+    r"(?:^|[^A-Za-z])(?i:get|fetch|read|load|lookup|find|retrieve|has|delete|remove|describe"
+    r"|show|print|log|validate|check|verify|hash|compare)"
+)
+
+
+def _secret(match: re.Match[str], group: str, value: str) -> bool:
+    if group == "call_val":
+        return _LOOKUP.search(match.group("call")[: match.start(group) - match.start()]) is None
+    if group not in _JUDGED:
+        return True
+    return password_like(value) or looks_random(value)
+
+
+def mask_in_context(text: str) -> tuple[str, int]:
+    """``text`` with the values of these shapes masked, and how many were."""
+    lowered = text.lower()
+    if not any(trigger in lowered for trigger in _TRIGGERS):
+        return text, 0
+    pieces: list[str] = []
+    last = 0
+    count = 0
+    for match in REGEX.finditer(text):
+        found = _value_span(match)
+        if found is None:
+            continue
+        group, start, end = found
+        value = text[start:end]
+        if group.endswith("_uval"):
+            trimmed = value.rstrip(_TRAILING)
+            end -= len(value) - len(trimmed)
+            value = trimmed
+        if not value or MASK in value or not _secret(match, group, value):
+            continue
+        pieces.append(text[last:start])
+        pieces.append(MASK)
+        last = end
+        count += 1
+    if not count:
+        return text, 0
+    pieces.append(text[last:])
+    return "".join(pieces), count
