@@ -324,3 +324,31 @@ async def test_run_takes_the_updates_of_a_follow_you_run() -> None:
     ]
     assert got[1].data["opened"] is True
     assert got[2].data["closed"][0]["state"] == "done"
+
+
+async def test_another_sites_page_cannot_open_the_stream() -> None:
+    relay = ProgressRelay(allowed_origins=["https://app.example"])
+    (outcome,) = ProgressAssembler().feed(completed_event(TASK, "over"))
+    relay.publish(outcome)
+    async with serve_panel(relay) as url, httpx.AsyncClient(timeout=30) as client:
+        own_origin = url.rstrip("/")
+        refused = [
+            await client.get(f"{url}stream", headers=headers)
+            for headers in (
+                {"origin": "https://evil.example"},
+                {"origin": "null"},
+                {"sec-fetch-site": "cross-site"},
+                {"origin": own_origin.replace("127.0.0.1", "localhost")},  # another origin
+            )
+        ]
+        served = [
+            await client.get(f"{url}stream", headers=headers)
+            for headers in (
+                {},
+                {"origin": own_origin, "sec-fetch-site": "same-origin"},
+                {"origin": "https://app.example", "sec-fetch-site": "cross-site"},
+            )
+        ]
+    assert [response.status_code for response in refused] == [403] * 4
+    assert [response.status_code for response in served] == [200] * 3
+    assert all("event: end" in response.text for response in served)

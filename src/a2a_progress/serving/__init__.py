@@ -25,13 +25,19 @@ A client for transport ``T`` in protocol line ``L`` is
 transport from the card's interfaces, and the protocol version of the
 interface it picks decides between the 1.0 transport and the v0.3 "Compat" one.
 
+The HTTP server answers only requests a web page cannot forge (`BrowserGuard`: ``Host``,
+``Origin`` / ``Sec-Fetch-Site``, JSON bodies); add the same middleware to an a2a-sdk app you
+build yourself.
+
 Modules: `transports` (the transport table and the card filter), `card` (`build_agent_card`),
+`guard` (`BrowserGuard`),
 `server` (`serve_agent`, `serve_forever`), `http_server` (uvicorn inside the event loop),
 `client` (`create_client`), `requests` (`user_message`, the request that starts a turn).
 """
 
 from a2a_progress.serving.card import REST_PATH, build_agent_card
 from a2a_progress.serving.client import create_client
+from a2a_progress.serving.guard import BrowserGuard
 from a2a_progress.serving.requests import user_message
 from a2a_progress.serving.server import ServedAgent, ServeOptions, serve_agent, serve_forever
 from a2a_progress.serving.transports import (
@@ -45,6 +51,7 @@ from a2a_progress.serving.transports import (
 __all__ = [
     "BINDINGS",
     "REST_PATH",
+    "BrowserGuard",
     "TRANSPORTS",
     "ServeOptions",
     "ServedAgent",

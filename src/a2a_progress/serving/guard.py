@@ -12,9 +12,9 @@ So the guard answers only requests that
 * are addressed to a name the server serves (``Host``; loopback names for a loopback server),
 * come from no other site (``Origin`` absent or the server's own; ``Sec-Fetch-Site`` absent,
   ``same-origin`` or ``none`` — typed in the address bar), unless their origin is allowed, and
-* carry JSON when they carry a body (``Content-Type: application/json`` or ``…+json`` on every
-  method but ``GET``, ``HEAD`` and ``OPTIONS``), which a browser sends cross-site only after a
-  preflight that nothing here answers.
+* carry JSON, or no body and no ``Content-Type`` at all, on every method but ``GET``, ``HEAD``
+  and ``OPTIONS`` (``application/json`` or ``application/…+json``): a browser sends JSON
+  cross-site only after a preflight that nothing here answers.
 
 Programs (the a2a-sdk clients, ``curl``, ``a2a-progress watch``) send no ``Origin`` nor
 ``Sec-Fetch-*`` headers and JSON bodies, and pass. Refusals: 400 (``Host``), 403 (another site),
@@ -147,9 +147,19 @@ class BrowserGuard:
         why = cross_site(headers, self._origins)
         if why is not None:
             return 403, f"refused {why}"
-        if method.upper() not in _BODYLESS and not _is_json(headers.get("content-type")):
+        if method.upper() not in _BODYLESS and not _json_or_no_body(headers):
             return 415, "send Content-Type: application/json"
         return None
+
+
+def _json_or_no_body(headers: Mapping[str, str]) -> bool:
+    """Whether a request carries JSON, or nothing at all (no type, no body: e.g. a2a-sdk's
+    REST ``:subscribe``); a browser's cross-site form or ``text/plain`` body is neither."""
+    content_type = headers.get("content-type")
+    if content_type is not None:
+        return _is_json(content_type)
+    length = (headers.get("content-length") or "0").strip()
+    return "transfer-encoding" not in headers and length == "0"
 
 
 def _is_json(content_type: str | None) -> bool:

@@ -26,8 +26,10 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCard, AgentExtension, a2a_pb2_grpc
 from a2a.utils.constants import PROTOCOL_VERSION_0_3, PROTOCOL_VERSION_1_0
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from a2a_progress.serving.card import REST_PATH, build_agent_card
+from a2a_progress.serving.guard import BrowserGuard, served_names
 from a2a_progress.serving.http_server import HttpServer, stop_idle_sse_watcher
 from a2a_progress.serving.transports import Transport, card_with_interfaces
 
@@ -57,6 +59,8 @@ class ServeOptions(TypedDict, total=False):
     streaming: bool
     public_host: str | None
     extensions: Sequence[AgentExtension]
+    allowed_hosts: Sequence[str]
+    allowed_origins: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,8 @@ async def serve_agent(
     streaming: bool = True,
     public_host: str | None = None,
     extensions: Sequence[AgentExtension] = (),
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
 ) -> AsyncIterator[ServedAgent]:
     """Serve ``executor`` on ``host`` over every transport until the block exits.
 
@@ -112,6 +118,13 @@ async def serve_agent(
     when ``host`` is a wildcard address such as ``0.0.0.0``. ``extensions`` are
     declared in the card (pass ``(progress_extension(),)`` for an agent that sends
     progress envelopes through ``ProgressEmitter``).
+
+    The HTTP server refuses what a web page can make a browser send
+    (:class:`~a2a_progress.serving.guard.BrowserGuard`): requests addressed to another
+    ``Host`` than the loopback names, ``host`` and the advertised name (plus
+    ``allowed_hosts``; ``"*"`` for any), requests from another site (``Origin``,
+    ``Sec-Fetch-Site``) unless their origin is in ``allowed_origins``, and bodies that are not
+    JSON. A2A clients, which send neither, are served as before.
 
     Neither server touches signal handlers. On exit both stop accepting at once;
     in-flight requests get a second's grace, then the request handler is closed,
@@ -149,6 +162,11 @@ async def serve_agent(
                     CompatGrpcHandler(handler), grpc_server
                 )
             await grpc_server.start()
+        guard = Middleware(
+            BrowserGuard,
+            allowed_hosts=served_names(host, [advertised, *allowed_hosts]),
+            allowed_origins=allowed_origins,
+        )
         app = Starlette(
             # The card first: the REST routes end in a catch-all "/{tenant}" mount.
             routes=[
@@ -157,7 +175,8 @@ async def serve_agent(
                 *create_rest_routes(
                     handler, enable_v0_3_compat=enable_v0_3_compat, path_prefix=REST_PATH
                 ),
-            ]
+            ],
+            middleware=[guard],
         )
         http_server = HttpServer(app, http_socket, graceful_shutdown=_SERVER_GRACE)
         await http_server.start()

@@ -11,7 +11,7 @@ and each browser is only a cursor into it.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from functools import cached_property
 from typing import Any, Final, TypeAlias
 
@@ -30,6 +30,7 @@ from a2a_progress import (
     follow,
 )
 from a2a_progress.schema import SCHEMA_VERSION, call_json, error_json, update_json
+from a2a_progress.serving.guard import cross_site
 from a2a_progress.web.assets import page_response, static_routes
 from a2a_progress.web.log import EventLog, sse_frame
 from a2a_progress.web.stream import EventStreamResponse, no_content, refused
@@ -59,6 +60,9 @@ class ProgressRelay:
         replay_bytes: bytes of encoded updates kept for them (the newest is always kept).
         max_clients: browsers streaming at once; more get HTTP 503.
         keepalive: seconds of silence after which a ``: keep-alive`` comment is sent.
+        allowed_origins: other web origins whose pages may open the stream (e.g. where your
+            app's page is served from); by default only pages of the relay's own origin can.
+            A request from another site gets HTTP 403.
     """
 
     def __init__(
@@ -70,8 +74,10 @@ class ProgressRelay:
         replay_bytes: int = DEFAULT_REPLAY_BYTES,
         max_clients: int = DEFAULT_MAX_CLIENTS,
         keepalive: float = _KEEPALIVE_SECONDS,
+        allowed_origins: Iterable[str] = (),
     ) -> None:
         self._title = title
+        self._origins = frozenset(origin.strip().lower().rstrip("/") for origin in allowed_origins)
         self._request = request
         self.started = time.time()
         self._log = EventLog(max_events=replay_events, max_bytes=replay_bytes)
@@ -181,6 +187,11 @@ class ProgressRelay:
 
         Use it as the body of your own endpoint, e.g. ``return relay.stream(request)``.
         """
+        why = cross_site(request.headers, self._origins)
+        if why is not None:
+            # Another site's page could otherwise hold the browser slots (and, rebound to this
+            # host's address, read the turn).
+            return Response(f"refused {why}", status_code=403, media_type="text/plain")
         last_id = _last_event_id(request)
         log = self._log
         if self.closed or (log.ended and last_id is not None and last_id == self.last_id):

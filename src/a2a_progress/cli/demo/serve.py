@@ -15,6 +15,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from typing import Final
 
 from a2a.server.agent_execution import AgentExecutor
@@ -72,6 +73,15 @@ def register(commands: Commands) -> None:
         help="host name the agent card advertises (default: the bind address)",
     )
     serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests addressed to NAME (the Host header), e.g. the name a proxy "
+        "or another machine uses; repeatable; '*' answers any. Loopback names, the bind "
+        "address and --public-host are always answered",
+    )
+    serve.add_argument(
         "--pace", type=non_negative, default=1.0, metavar="FACTOR", help="scale the pauses"
     )
     serve.add_argument(
@@ -91,6 +101,7 @@ def _run(args: argparse.Namespace) -> int:
             port=args.port,
             grpc_port=args.grpc_port,
             public_host=args.public_host,
+            allowed_hosts=args.allowed_host,
             pace=args.pace,
             otlp_http=args.otlp_http,
         )
@@ -107,6 +118,7 @@ async def run_serve_demo(
     public_host: str | None,
     pace: float,
     otlp_http: str | None,
+    allowed_hosts: Sequence[str] = (),
 ) -> int:
     """Serve the demo ``agent`` until SIGTERM; return the exit code."""
     handler = logging.StreamHandler(sys.stderr)
@@ -132,6 +144,7 @@ async def run_serve_demo(
             http_port=port,
             grpc_port=grpc_port,
             public_host=public_host,
+            allowed_hosts=allowed_hosts,
             extensions=(progress_extension(),),  # it sends progress envelopes
         )
     finally:
