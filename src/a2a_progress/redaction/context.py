@@ -52,7 +52,7 @@ _SHAPES: Final[tuple[tuple[str, str], ...]] = (
         "blank",
         rf"(?<![\w.$-]){_NAME}[\"']?"
         r"(?:[ \t]*[|│][ \t]*|\t[ \t]*|[ \t]+(?i:(?:is|was|of)[ \t]+)?)"
-        rf"(?:{_quoted('blank')}|{NOT_A_SECRET}(?P<blank_uval>[^\s\"'`|│]{{1,256}}+))",
+        rf"(?:{_quoted('blank')}|{NOT_A_SECRET}(?![=:])(?P<blank_uval>[^\s\"'`|│]{{1,256}}+))",
     ),
     (
         "sql",
@@ -155,11 +155,13 @@ def mask_in_context(text: str) -> tuple[str, int]:
             continue
         group, start, end = found
         value = text[start:end]
+        if MASK in value or (group in _JUDGED and value.endswith(":")):
+            continue  # masked already; or the name of the next pair ("Proxy-Authorization:")
         if group.endswith("_uval"):
             trimmed = value.rstrip(_TRAILING)
             end -= len(value) - len(trimmed)
             value = trimmed
-        if not value or MASK in value or not _secret(match, group, value):
+        if not value or not _secret(match, group, value):
             continue
         pieces.append(text[last:start])
         pieces.append(MASK)

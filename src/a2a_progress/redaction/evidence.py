@@ -20,7 +20,9 @@ from typing import Final
 # A candidate: a run of the characters tokens are made of (base64 and URL-safe base64, dots
 # and tildes), with '=' only as padding at its end. Not after one of them: it starts a run.
 TOKEN_CHARS: Final = r"A-Za-z0-9+/_.~\-"
-CANDIDATE: Final = re.compile(rf"(?<![{TOKEN_CHARS}=])[{TOKEN_CHARS}]{{20,}}+={{0,3}}")
+CANDIDATE: Final = re.compile(
+    rf"(?<![{TOKEN_CHARS}])[{TOKEN_CHARS}]{{20,}}+(?:={{1,3}}(?![{TOKEN_CHARS}]))?"
+)
 
 # Random bodies shorter than this are not trusted: ids and words reach it seldom.
 MIN_RANDOM: Final = 20
@@ -51,6 +53,8 @@ _SSH_KEY_BEFORE: Final = re.compile(
     r"|[\w.-]+-cert-v01@openssh\.com)[ \t]+\Z"
 )
 _LOOK_BACK: Final = 48
+# Words joined by separators ("Proxy-Authorization", "db_host", "sort.key"): a name.
+_WORDS: Final = re.compile(r"[A-Za-z]+(?:[_.-][A-Za-z]+)*")
 
 
 def entropy(text: str) -> float:
@@ -103,7 +107,7 @@ def password_like(value: str) -> bool:
     kinds = any(c.islower() for c in value) + any(c.isupper() for c in value) + digit + symbol
     if kinds < 2 or not (digit or symbol):
         return False
-    if re.fullmatch(r"[a-z]+(?:[_.-][a-z]+)*|[A-Z][a-z]+|[A-Z]+(?:_[A-Z]+)*", value):
+    if _WORDS.fullmatch(value):
         return False
     return not value.startswith(("/", "./", "~/", "$", "%", "{", "<"))
 

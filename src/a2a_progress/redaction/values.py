@@ -92,7 +92,9 @@ PLACEHOLDER: Final = (
     rf"|{re.escape(MASK)}"
 )
 VALUE_END: Final = r"(?:[\s\"',;&})\]\\`]|$)"
-NOT_A_SECRET: Final = rf"(?!(?:{SCHEME}[ \t]+)?(?:{PLACEHOLDER}){VALUE_END})"
+# A value that starts with a mask was masked before: masking twice changes nothing.
+_MASKED: Final = rf"(?!{re.escape(MASK)})"
+NOT_A_SECRET: Final = _MASKED + rf"(?!(?:{SCHEME}[ \t]+)?(?:{PLACEHOLDER}){VALUE_END})"
 # Unquoted, a value is code, not a credential, when it fetches the secret ("getpass()",
 # "os.environ[…]") or names it: a dotted chain of words without digits, the first in lower case
 # ("settings.API_KEY", "config.token", "self.password"). A token has digits ("s.Q7Zp2Lk9…", an
