@@ -261,6 +261,11 @@ def utf8_size(text: str) -> int:
 
 # Lookups by wire string; from_wire() checks for str first (a list or object is unhashable).
 _KINDS: Final[Mapping[str, Kind]] = {kind.value: kind for kind in Kind}
+# The kinds whose payload is one string "text" and nothing else required or optional: decode()
+# checks those inline (thinking and text are most envelopes that are not tool calls).
+_TEXT_ONLY: Final = frozenset(
+    kind for kind, fields in _PAYLOAD_FIELDS.items() if fields == (("text",), ())
+)
 _STATUSES: Final[Mapping[str, Status]] = {status.value: status for status in Status}
 
 
@@ -330,7 +335,11 @@ def decode(data: object) -> Envelope | Rejected:
         and type(seq) is int
         and (stream_key is None or type(stream_key) is str)
         and type(payload) is dict
-        and _payload_problem(kind, payload) is None
+        and (
+            type(payload.get("text")) is str
+            if kind in _TEXT_ONLY
+            else _payload_problem(kind, payload) is None
+        )
     ):
         # The payload dict is the decoder's own, referenced nowhere else: no copy needed.
         return Envelope._validated(kind, seq, payload, status, stream_key)

@@ -28,7 +28,6 @@ from a2a_progress.carrier import (
 )
 from a2a_progress.consumer.errors import error_text
 from a2a_progress.consumer.outcomes import (
-    DISCARDS,
     FAILED_STATES,
     INTERRUPTED_STATES,
     REJECTIONS,
@@ -36,11 +35,13 @@ from a2a_progress.consumer.outcomes import (
     TERMINAL_STATES,
     EndReason,
     Outcome,
+    OutcomeHook,
+    outcome_hook,
     outcome_of_rejection,
 )
 from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord
-from a2a_progress.consumer.turn import Turn, current_turn_messages, window_key
+from a2a_progress.consumer.turn import Turn, current_turn_messages
 from a2a_progress.consumer.updates import ProgressUpdate, TurnOutcome, Update, accepted_update
 from a2a_progress.dialects import (
     DialectReading,
@@ -59,23 +60,9 @@ _STATUS_UPDATE: Final = EventKind.STATUS_UPDATE
 _ACCEPTED: Final = Outcome.ACCEPTED
 _NONE: Final = Outcome.NONE
 
-OutcomeHook = Callable[[Outcome], None]
-
-
-def _outcome_hook(
-    on_outcome: OutcomeHook | None, on_discard: OutcomeHook | None
-) -> OutcomeHook | None:
-    """One hook that reports to ``on_outcome`` and, for discards only, to ``on_discard``."""
-    if on_discard is None:
-        return on_outcome
-
-    def report(outcome: Outcome) -> None:
-        if on_outcome is not None:
-            on_outcome(outcome)
-        if outcome in DISCARDS:
-            on_discard(outcome)
-
-    return report
+AcceptedHook = Callable[[Envelope, CallRecord | None, bool, tuple[CallRecord, ...]], None]
+"""``on_accepted(envelope, call, opened, closed)``: what an accepted envelope did (see
+:class:`ProgressAssembler`)."""
 
 
 class ProgressAssembler:
@@ -100,6 +87,12 @@ class ProgressAssembler:
             ``"adk,gemini-cli"``, ``"none"``; see :mod:`a2a_progress.dialects`); default: the
             ``A2A_PROGRESS_DIALECTS`` environment variable, else all. An update that carries an
             envelope is never read as a dialect.
+        on_accepted: for a consumer that only counts (the OpenTelemetry bridge, for a turn
+            nobody records): each accepted envelope is handed to it as ``(envelope, call,
+            opened, closed)``, the fields its :class:`ProgressUpdate` would have, instead of
+            becoming one in what :meth:`feed` returns; neither that update nor its text
+            fallback is made. Everything else (outcomes, degraded updates, turn outcomes) is
+            unchanged.
 
     ``last_outcome`` is the latest outcome reported in the latest :meth:`feed` (any degraded
     update reads ``degraded``); ``last_event`` the :class:`~a2a_progress.carrier.EventView` of
@@ -116,8 +109,10 @@ class ProgressAssembler:
         on_outcome: OutcomeHook | None = None,
         on_discard: OutcomeHook | None = None,
         dialects: str | Iterable[str] | None = None,
+        on_accepted: AcceptedHook | None = None,
     ) -> None:
-        self._on_outcome = _outcome_hook(on_outcome, on_discard)
+        self._on_outcome = outcome_hook(on_outcome, on_discard)
+        self._on_accepted = on_accepted
         self._dialects = resolve_dialects(dialects)
         self._window = reorder_window
         self._window_mask = (1 << reorder_window) - 1
@@ -384,7 +379,10 @@ class ProgressAssembler:
             # it at once: each pass over the parts builds protobuf wrappers again.
             part = parts[0]
             found = read_part(part) if handed is None else handed
-            text = part.text  # "" when the Part holds no text (a proto3 default, no HasField)
+            # "" when the Part holds no text (a proto3 default, no HasField). An envelope's
+            # fallback goes only into its update, which is not made for on_accepted.
+            skip = self._on_accepted is not None and isinstance(found, Envelope)
+            text = "" if skip else part.text
         else:
             found, text = read_message(message), message_text(message)
         if isinstance(found, Envelope):
@@ -424,9 +422,10 @@ class ProgressAssembler:
         replayed: bool,
         dialect: str | None,
     ) -> ProgressUpdate | None:
-        # envelope.stream_id, inlined (a property call per envelope).
+        # envelope.stream_id, inlined (a property call per envelope). A dialect's synthetic
+        # seqs get windows of their own (see WindowKey).
         key = envelope.stream_key or envelope.tool_call_id or ""
-        window_at = window_key(key, dialect)
+        window_at = key if dialect is None else (dialect, key)
         window = turn.streams.get(window_at)
         late = False
         forgotten: tuple[CallRecord, ...] = ()
@@ -448,6 +447,9 @@ class ProgressAssembler:
         call, opened, closed = turn.calls.track(envelope, key, status, replayed, dialect)
         if forgotten:
             closed = forgotten + closed
+        if self._on_accepted is not None:
+            self._on_accepted(envelope, call, opened, closed)
+            return None
         return accepted_update(
             turn.task_id,
             turn.context_id,

@@ -3,7 +3,7 @@ became of each update fed (for metrics)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Final
 
@@ -80,3 +80,23 @@ def outcome_of_rejection(rejected: Rejected) -> Outcome:
     if rejected.reason is RejectReason.OVERSIZE:
         return Outcome.OVERSIZE
     return Outcome.INVALID
+
+
+OutcomeHook = Callable[[Outcome], None]
+"""Told the :class:`Outcome` of each update consumed."""
+
+
+def outcome_hook(
+    on_outcome: OutcomeHook | None, on_discard: OutcomeHook | None
+) -> OutcomeHook | None:
+    """One hook that reports to ``on_outcome`` and, for discards only, to ``on_discard``."""
+    if on_discard is None:
+        return on_outcome
+
+    def report(outcome: Outcome) -> None:
+        if on_outcome is not None:
+            on_outcome(outcome)
+        if outcome in DISCARDS:
+            on_discard(outcome)
+
+    return report

@@ -77,22 +77,15 @@ class Turn:
         return self.calls.forget(call_key(key))
 
 
-# A stream's seq window: the stream key for envelopes, (dialect, stream key) for a dialect's.
+# A stream's seq window: the stream key for envelopes, (dialect, stream key) for a dialect's
+# (the assembler builds it inline). A dialect numbers its seqs itself; they must not be taken
+# for repeats of the envelopes the same turn may also carry (a turn can hold both, e.g. through
+# a proxy agent). A tuple cannot collide with any stream key a peer sends.
 WindowKey = str | tuple[str, str]
 
 
-def window_key(key: str, dialect: str | None) -> WindowKey:
-    """The seq window of stream ``key``: a dialect's synthetic seqs get windows of their own.
-
-    A dialect numbers its seqs itself; they must not be taken for repeats of the envelopes the
-    same turn may also carry (a turn can hold both, e.g. through a proxy agent). A tuple cannot
-    collide with any stream key a peer sends.
-    """
-    return key if dialect is None else (dialect, key)
-
-
 def call_key(window: WindowKey) -> str:
-    """The stream key of a seq window (see :func:`window_key`)."""
+    """The stream key of a seq window (see :data:`WindowKey`)."""
     return window if isinstance(window, str) else window[1]
 
 

@@ -33,7 +33,7 @@ from a2a_progress.consumer import (
     error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Kind
+from a2a_progress.envelope import Envelope, Kind
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
@@ -180,11 +180,17 @@ class TurnTelemetry:
         self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
         self._span_events = EventBuffer(span, self._config.max_events_per_span)
+        # A turn the sampler dropped (span not recording) makes no span events, content or tool
+        # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
+        # context. Its metrics are still counted, from the same assembler, which hands it each
+        # accepted envelope's effects without making an update of it (on_accepted).
+        self._recording = span.is_recording()
         # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
         # its own tools, and spans read back from its updates would double each of them.
         self._assembler = ProgressAssembler(
             on_outcome=self._count_outcome,
             dialects=None if observer == conv.OBSERVER_CALLER else "none",
+            on_accepted=None if self._recording else self._accepted,
         )
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
@@ -194,10 +200,6 @@ class TurnTelemetry:
         self._state: int | None = None
         self._failure: str | None = None  # why a FAILED / REJECTED status said it failed
         self._ended = False
-        # A turn the sampler dropped (span not recording) makes no span events, content or tool
-        # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
-        # context. Its metrics are still counted, from the same assembler.
-        self._recording = span.is_recording()
         self._unsampled_tool = (
             None if self._recording else NonRecordingSpan(span.get_span_context())
         )
@@ -344,16 +346,29 @@ class TurnTelemetry:
     # -- progress ------------------------------------------------------------------------------
 
     def _progress(self, update: ProgressUpdate) -> None:
-        envelope = update.envelope
-        if not update.degraded:  # a degraded one's outcome is counted by _count_outcome
-            # _value_, not .value: the enum property costs more than the count itself.
-            self._counts.accepted(envelope.kind._value_)
-        call, closed = update.call, update.closed
-        if closed:
-            self._close_calls([other for other in closed if other is not call])
-        if update.opened and call is not None:
+        if update.degraded:  # its outcome is counted by _count_outcome; it has no call
+            if self._recording:
+                self._event(update, None)
+            return
+        self._accepted(update.envelope, update.call, update.opened, update.closed, update)
+
+    def _accepted(
+        self,
+        envelope: Envelope,
+        call: CallRecord | None,
+        opened: bool,
+        closed: tuple[CallRecord, ...],
+        update: ProgressUpdate | None = None,
+    ) -> None:
+        """An accepted envelope and what it did to the turn's calls; ``update`` is its
+        :class:`ProgressUpdate`, None for a turn nobody records (the assembler's on_accepted)."""
+        # _value_, not .value: the enum property costs more than the count itself.
+        self._counts.accepted(envelope.kind._value_)
+        if closed and (others := [other for other in closed if other is not call]):
+            self._close_calls(others)
+        if opened and call is not None:
             self._open_tool(call)
-        if self._recording and envelope.kind is not _TOOL_CALL:
+        if update is not None and envelope.kind is not _TOOL_CALL:
             self._event(update, call)
         if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")

@@ -1,0 +1,154 @@
+"""A turn nobody records counts exactly what a recorded one does.
+
+A turn the sampler dropped takes a shorter path through the bridge (no ``ProgressUpdate``, no
+text fallback, no span event buffer, no content): its metrics must still be the full path's,
+envelope for envelope. Generated streams (tool calls opened, ended, aborted and superseded,
+thinking and output on any stream, duplicates of earlier events, stale seqs more than the
+reorder window below a stream's highest, updates without an envelope, unusable envelopes, late
+envelopes after the verdict, every way a turn ends) are fed to one bridge whose sampler records
+everything and to one whose sampler records nothing; the counts by outcome and kind, and the
+tool durations' counts by tool and end reason, must be equal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2a.types.a2a_pb2 import StreamResponse, TaskState
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
+from opentelemetry.trace import SpanKind
+
+from a2a_progress.envelope import Status
+from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.bridge import Bridge
+from a2a_progress.otel.config import BridgeConfig
+from a2a_progress.otel.metrics import BridgeMetrics
+from support.events import append, call, plain, terminal, think, working
+
+_KEYS = ("c1", "c2", None)
+_STALE = 5000  # a seq this far above a stream's others makes them stale (window: 1024)
+_ENDS = (
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+    TaskState.TASK_STATE_INPUT_REQUIRED,
+    None,  # the stream ends without a verdict
+)
+
+
+@st.composite
+def _streams(draw: st.DrawFn) -> list[StreamResponse]:
+    events: list[StreamResponse] = []
+    for _ in range(draw(st.integers(0, 40))):
+        choice = draw(
+            st.sampled_from(
+                ("think", "start", "done", "aborted", "append", "plain", "bad", "repeat", "jump")
+            )
+        )
+        seq = draw(st.integers(1, 12))
+        key = draw(st.sampled_from(_KEYS))
+        tool = draw(st.sampled_from(("search", "read_file")))
+        if choice == "think":
+            events.append(working(think(seq, "thinking it over", key)))
+        elif choice == "start":
+            events.append(working(call(seq, key, tool=tool)))
+        elif choice in {"done", "aborted"}:
+            status = Status.DONE if choice == "done" else Status.ABORTED
+            events.append(working(call(seq, key, status, tool=tool)))
+        elif choice == "append" and key is not None:
+            events.append(working(append(seq, key)))
+        elif choice == "plain":
+            events.append(plain("a hand-written update"))
+        elif choice == "bad":
+            events.append(working(draw(st.sampled_from(('{"v":2}', "{not json", '{"v":1}')))))
+        elif choice == "repeat" and events:
+            events.append(draw(st.sampled_from(events)))
+        elif choice == "jump":
+            # Far ahead on this stream: its lower seqs sent after this are stale.
+            events.append(working(think(_STALE + seq, "jumped", key)))
+    end = draw(st.sampled_from(_ENDS))
+    if end is not None:
+        events.append(terminal(end, "bye"))
+        events.append(working(think(99, "after the verdict")))
+    return events
+
+
+def _counts(events: list[StreamResponse], *, recorded: bool, observer: str) -> dict[Any, float]:
+    """The metric points a turn of ``events`` leaves, by metric and attributes."""
+    tracer_provider = TracerProvider(sampler=ALWAYS_ON if recorded else ALWAYS_OFF)
+    exporter = InMemorySpanExporter()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    meters = MeterProvider(metric_readers=[reader])
+    bridge = Bridge(
+        tracer_provider.get_tracer("test"),
+        BridgeMetrics(meters.get_meter("test")),
+        BridgeConfig(),
+    )
+    kind = SpanKind.CLIENT if observer == conv.OBSERVER_CALLER else SpanKind.SERVER
+    turn = bridge.start_turn(
+        conv.METHOD_SEND_STREAMING, kind=kind, observer=observer, parent=None, attributes={}
+    )
+    for event in events:
+        turn.feed(event)
+    turn.end()
+    assert bool(exporter.get_finished_spans()) is recorded
+    found: dict[Any, float] = {}
+    data = reader.get_metrics_data()
+    for resource in data.resource_metrics if data is not None else ():
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                for point in metric.data.data_points:
+                    key = (metric.name, frozenset((point.attributes or {}).items()))
+                    found[key] = getattr(point, "count", None) or getattr(point, "value", 0)
+    return found
+
+
+@settings(max_examples=200, deadline=None)
+@given(_streams(), st.sampled_from((conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)))
+def test_an_unsampled_turn_counts_what_a_sampled_one_does(
+    events: list[StreamResponse], observer: str
+) -> None:
+    assert _counts(events, recorded=False, observer=observer) == _counts(
+        events, recorded=True, observer=observer
+    )
+
+
+def test_the_generated_streams_reach_every_outcome() -> None:
+    """The comparison above is not vacuous: a stream like those it draws counts duplicates,
+    stale, after-terminal, degraded and invalid updates, and tool calls ending every way."""
+    events = [
+        working(call(1, "c1")),
+        working(call(1, "c1")),  # duplicate
+        working(think(_STALE, "jumped", "c2")),
+        working(think(2, "stale", "c2")),  # stale
+        plain("a hand-written update"),  # degraded
+        working('{"v":2}'),  # unknown version
+        working("{not json"),  # invalid
+        working(call(2, "c1", Status.ABORTED)),
+        working(call(3, "c3")),
+        working(call(4, "c3")),  # supersedes the open call of c3, open at the verdict
+        terminal(TaskState.TASK_STATE_COMPLETED, "bye"),
+        working(think(99, "after the verdict")),  # after_terminal
+    ]
+    counts = _counts(events, recorded=False, observer=conv.OBSERVER_CALLER)
+    outcomes = {
+        dict(attributes)[conv.OUTCOME]
+        for name, attributes in counts
+        if name == conv.METRIC_ENVELOPES
+    }
+    assert {"accepted", "duplicate", "degraded", "unknown_version", "invalid"} <= outcomes
+    reasons = {
+        dict(attributes)[conv.END_REASON]
+        for name, attributes in counts
+        if name == conv.METRIC_TOOL_DURATION
+    }
+    assert {"aborted", "superseded", "turn_completed"} <= reasons
+    assert counts == _counts(events, recorded=True, observer=conv.OBSERVER_CALLER)
