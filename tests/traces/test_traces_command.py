@@ -103,6 +103,30 @@ def blocks(lines: list[str]) -> list[Block]:
     return found
 
 
+TITLE: Final = re.compile(r"^trace (?P<id>[0-9a-f]{32})  ·  (?P<spans>\d+) spans?  ·  ")
+SUMMARY: Final = re.compile(r"^stopped: (?P<traces>[\d,]+) traces? drawn, (?P<spans>[\d,]+) spans?")
+LATE: Final = re.compile(r"^(?P<late>\d+) late spans? for trace (?P<id>[0-9a-f]{32}); ")
+
+
+def assert_counts_are_what_was_drawn(lines: list[str]) -> None:
+    """The summary counts the traces and spans drawn, and a late line the spans it adds."""
+    drawn: dict[str, int] = {}  # spans in the latest drawing of each trace
+    late: int | None = None
+    for line in lines:
+        if (found := LATE.match(line)) is not None:
+            late = int(found["late"])
+            assert found["id"] in drawn, line  # drawn again, so drawn before
+        elif (found := TITLE.match(line)) is not None:
+            spans = int(found["spans"])
+            if late is not None:
+                assert spans == drawn[found["id"]] + late, line
+            drawn[found["id"]], late = spans, None
+    summary = SUMMARY.match(lines[-1])
+    assert summary is not None, lines[-1]
+    assert int(summary["traces"].replace(",", "")) == len(drawn)
+    assert int(summary["spans"].replace(",", "")) == sum(drawn.values())
+
+
 def whole_turn(lines: list[str]) -> bool:
     """Whether a trace of both agents, with the callee's tools, was printed."""
     return any(
@@ -140,8 +164,10 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
         lines = traces.out.join()
 
     assert lines[-1].startswith("stopped: "), lines[-1]
-    # a2a-sdk's own spans (one per SDK method) arrive, are written, and are not drawn.
-    assert lines[-1].endswith(" a2a-sdk spans not drawn; --sdk-spans draws them)")
+    # a2a-sdk's own spans (one per SDK method) arrive, are written, and are not drawn: said once.
+    assert lines[-1].endswith(", --sdk-spans draws them")
+    assert sum("a2a-sdk span" in line for line in lines) == 1
+    assert_counts_are_what_was_drawn(lines)
     assert not [line for line in lines if "a2a.server." in line or "a2a.client." in line]
     assert traces.err.lines == []
     # The last print of the trace holds every span (late spans print it again).
@@ -193,6 +219,7 @@ def test_sigterm_prints_open_traces_and_exits_cleanly(tmp_path: Path) -> None:
     assert any("a2a.server." in line for line in lines)  # --sdk-spans draws the SDK's own
     assert lines[-1].startswith("stopped: ")
     assert "not drawn" not in lines[-1]
+    assert_counts_are_what_was_drawn(lines)
 
 
 @pytest.mark.parametrize("flag", ["--http-port", "--grpc-port"])

@@ -169,3 +169,14 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="give up when the agent is silent this long (default: %(default)s)",
     )
+
+
+def add_otlp_argument(parser: argparse.ArgumentParser) -> None:
+    """``--otlp URL``: trace this command itself, exporting over OTLP/HTTP to URL."""
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="trace this command too: export its spans over OTLP/HTTP to URL, e.g. "
+        "http://127.0.0.1:4318 (`a2a-progress traces` or a collector), so the agent's spans "
+        "join its trace",
+    )

@@ -10,11 +10,12 @@ own spans use the global one and are noise here), it is handed to the instrument
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TextIO
 from urllib.parse import urlsplit
 
 from opentelemetry import trace
@@ -162,3 +163,46 @@ def start_telemetry(
         tracer_provider=provider, meter_provider=NoOpMeterProvider()
     )
     return Telemetry(provider, owned=True, exports_to=[endpoint] if endpoint else [])
+
+
+def otlp_traces_url(endpoint: str) -> str:
+    """The OTLP/HTTP traces URL of ``endpoint``: ``/v1/traces`` added when it has no path."""
+    endpoint = endpoint if "://" in endpoint else f"http://{endpoint}"
+    return endpoint if urlsplit(endpoint).path.strip("/") else endpoint.rstrip("/") + "/v1/traces"
+
+
+@contextlib.contextmanager
+def traced_command(command: str, otlp: str | None, report: TextIO) -> Iterator[None]:
+    """Run a command's body inside a root span ``a2a-progress COMMAND`` exported to ``otlp``.
+
+    Its A2A calls become that span's children (the instrumentor's call and tool spans), and the
+    agent's spans, which continue the call's trace context, land in the same trace. Nothing is
+    traced without ``otlp``. When nothing answers at ``otlp`` that is said once on ``report``
+    and the command runs untraced, rather than retrying a dead endpoint at exit. At the end,
+    ``report`` gets the trace id and where it went.
+    """
+    if otlp is None:
+        yield
+        return
+    if not endpoint_reachable(otlp):
+        print(
+            f"a2a-progress: not tracing: nothing answers at {otlp} (start `a2a-progress "
+            "traces` or your collector first)",
+            file=report,
+        )
+        yield
+        return
+    service = os.environ.get("OTEL_SERVICE_NAME") or f"a2a-progress-{command}"
+    telemetry = start_telemetry(service, otlp_traces_url(otlp), use_env_endpoint=False)
+    tracer = telemetry.tracer("a2a_progress.cli")
+    trace_id = ""
+    try:
+        with tracer.start_as_current_span(
+            f"a2a-progress {command}", record_exception=False
+        ) as span:
+            trace_id = format(span.get_span_context().trace_id, "032x")
+            yield
+    finally:
+        telemetry.close()  # the span has ended: this exports it
+        if trace_id:
+            print(f"a2a-progress: trace {trace_id} sent to {otlp}", file=report)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import shlex
 import sys
 from collections.abc import AsyncIterator, Mapping
@@ -37,6 +38,7 @@ from a2a_progress.cli.arguments import (
     PROG,
     Commands,
     add_agent_arguments,
+    add_otlp_argument,
     positive,
     text,
     usage_error,
@@ -111,6 +113,7 @@ def register(commands: Commands) -> None:
         help=f"with --poll: seconds between polls (default: {DEFAULT_INTERVAL:g})",
     )
     add_web_arguments(watch)
+    add_otlp_argument(watch)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -141,6 +144,7 @@ def _run(args: argparse.Namespace) -> int:
         headers=dict(args.header),
         timeout=args.timeout,
         web_port=web_port(args),
+        otlp=args.otlp,
     )
     return asyncio.run(run_watch(options, output_console(), sys.stdout))
 
@@ -160,6 +164,7 @@ class WatchOptions:
     timeout: float = 30.0
     web_port: int | None = None  # --web: serve the panel on this port (0: a free one)
     polled_as_fallback: bool = False  # the card cannot stream, so we poll though not asked to
+    otlp: str | None = None  # --otlp: trace this watch too, exporting to this OTLP/HTTP URL
 
 
 async def _send_then_poll(
@@ -222,12 +227,23 @@ async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> 
     """Run ``watch``; return the exit code. Failures raise :class:`CliError`."""
     json_lines = JsonLines(stdout) if options.json else None
     try:
-        outcome = await _watch(options, console, json_lines, stdout)
+        with _traced(options):
+            outcome = await _watch(options, console, json_lines, stdout)
     except CliError as error:
         if json_lines is not None:
             json_lines.write(error_json(error))
         raise
     return exit_code_of(outcome)
+
+
+def _traced(options: WatchOptions) -> contextlib.AbstractContextManager[None]:
+    """``--otlp``: this watch in a trace of its own, which the agent's spans join."""
+    if options.otlp is None:
+        return contextlib.nullcontext()
+    # The SDK and its exporter are imported only when asked for.
+    from a2a_progress.cli.telemetry import traced_command
+
+    return traced_command("watch", options.otlp, sys.stderr)
 
 
 async def _watch(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 
 from a2a_progress.cli.arguments import (
     TRANSPORT_CHOICES,
     Commands,
+    add_otlp_argument,
     non_negative,
     positive,
     text,
@@ -29,8 +31,9 @@ def register(commands: Commands) -> None:
         description="Start a demo callee agent and the change auditor it consults from inside a "
         "tool (child processes), and a caller, all traced, on 127.0.0.1; run one turn, showing "
         "the callee's tool calls live, then the trace of all three agents. Nothing to install, "
-        "no network. With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans also go there (e.g. the "
-        "docker-compose stack's collector, http://localhost:4318).",
+        "no network. With --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT) set, the spans also go "
+        "there (e.g. `a2a-progress traces` or the docker-compose stack's collector, "
+        "http://localhost:4318).",
     )
     demo.add_argument(
         "--trace-file",
@@ -59,6 +62,7 @@ def register(commands: Commands) -> None:
         help="with --remote: run a turn every SECONDS until stopped",
     )
     add_web_arguments(demo)
+    add_otlp_argument(demo)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -66,6 +70,8 @@ def _run(args: argparse.Namespace) -> int:
         usage_error(args, "--every needs --remote")
     if web_port(args) is not None and args.remote is not None:
         usage_error(args, "--web shows the embedded demo's turn; it does not go with --remote")
+    if args.otlp is not None:
+        _export_to(args.otlp)
     # Imported here: the OTLP receiver and exporters are only needed once the demo runs.
     from a2a_progress.cli.demo.run import DemoOptions, run_demo
 
@@ -79,3 +85,11 @@ def _run(args: argparse.Namespace) -> int:
         web_port=web_port(args),
     )
     return asyncio.run(run_demo(options, output_console()))
+
+
+def _export_to(endpoint: str) -> None:
+    """``--otlp URL``: the demo and its agents export there too, as with the variables set."""
+    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    os.environ["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf"
+    for variable in ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"):
+        os.environ.pop(variable, None)  # they would win over the endpoint asked for

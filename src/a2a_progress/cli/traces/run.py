@@ -44,6 +44,8 @@ SDK_SCOPE: Final = "a2a-python-sdk"
 """The instrumentation scope of a2a-sdk's own tracing: a span per SDK method, many per turn."""
 # How often finished traces are looked for; a trace shows at most this long after its quiet period.
 _TICK: Final = 0.2
+# Trace ids remembered as not drawn yet (all their spans a2a-sdk's), for the summary.
+_UNDRAWN_KEPT: Final = 1000
 
 
 @dataclass(frozen=True)
@@ -227,9 +229,14 @@ class _Output:
         self._directory = directory
         self._sdk_spans = sdk_spans
         self._warnings = warnings
+        # Counted as drawn: what the user saw. Hidden (a2a-sdk's own spans, unless --sdk-spans):
+        # said once, at the end, with how to see them.
         self.traces = 0
         self.spans = 0
         self.sdk_hidden = 0
+        # Traces whose every span so far was hidden, oldest first (bounded): a late span of ours
+        # draws such a trace for the first time.
+        self._undrawn: dict[str, None] = {}
 
     def show(self, console: Console, trace: CompletedTrace) -> None:
         self._write(trace)
@@ -240,21 +247,23 @@ class _Output:
 
     def _draw(self, console: Console, trace: CompletedTrace) -> None:
         new = list(spans_of(trace.new_spans))
-        self.traces += 0 if trace.late else 1
-        self.spans += len(new)
-        if not self._sdk_spans:
-            self.sdk_hidden += sum(span.scope_name == SDK_SCOPE for span in new)
-            if all(span.scope_name == SDK_SCOPE for span in new):
-                return  # nothing to draw, or nothing new to draw
+        hidden = 0 if self._sdk_spans else sum(span.scope_name == SDK_SCOPE for span in new)
+        self.sdk_hidden += hidden
+        shown = len(new) - hidden
+        if not shown:  # nothing to draw, or nothing new to draw
+            if not trace.late:
+                self._undrawn[trace.trace_id] = None
+                if len(self._undrawn) > _UNDRAWN_KEPT:
+                    del self._undrawn[next(iter(self._undrawn))]
+            return
+        first = not trace.late or trace.trace_id in self._undrawn
+        self._undrawn.pop(trace.trace_id, None)
+        self.traces += first
+        self.spans += shown
         drawn = trace.spans if self._sdk_spans else _without_sdk_spans(trace.spans)
-        if trace.late:
-            console.print(
-                Text(
-                    f"{trace.late} late spans for trace {trace.trace_id}; the whole trace again:",
-                    style="yellow",
-                ),
-                highlight=False,
-            )
+        if not first:
+            again = f"{shown} late span{'' if shown == 1 else 's'} for trace {trace.trace_id}"
+            console.print(Text(f"{again}; the trace again:", style="yellow"), highlight=False)
         waterfall = Waterfall(drawn)
         if len(drawn) == 1:
             console.print(waterfall.one_line(), highlight=False, soft_wrap=True)
@@ -272,9 +281,13 @@ class _Output:
         console.print()
 
     def summary(self) -> Text:
-        line = f"stopped: {self.traces} traces, {self.spans} spans"
+        """What was drawn, and once, what was not (a2a-sdk's own spans) and how to see it."""
+        line = f"stopped: {_count(self.traces, 'trace')} drawn, {_count(self.spans, 'span')}"
         if self.sdk_hidden:
-            line += f" ({self.sdk_hidden} a2a-sdk spans not drawn; --sdk-spans draws them)"
+            line += f"; not drawn: {_count(self.sdk_hidden, 'a2a-sdk span')}"
+            if self._undrawn:
+                line += f" (the only spans of {_count(len(self._undrawn), 'more trace')})"
+            line += ", --sdk-spans draws them"
         return Text(line, style="dim")
 
     def _write(self, trace: CompletedTrace) -> None:
@@ -287,6 +300,10 @@ class _Output:
         except (OSError, ValueError) as error:
             what = error.strerror if isinstance(error, OSError) and error.strerror else error
             self._warnings.say(f"cannot write trace {trace.trace_id}: {what}")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _without_sdk_spans(spans: Sequence[ReceivedSpan]) -> list[ReceivedSpan]:
