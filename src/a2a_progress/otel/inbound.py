@@ -16,6 +16,8 @@ context only and never recorded.
 from __future__ import annotations
 
 import contextvars
+import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
@@ -28,8 +30,11 @@ from opentelemetry import propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import unwrap
 
+from a2a_progress.inert import inert
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
+
+logger = logging.getLogger(__name__)
 
 # What a caller reaches with its trace context, by class: method name → (the A2A method it
 # starts, named on the execution span, or None; whether it returns an async generator).
@@ -62,6 +67,16 @@ _method: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "a2a_progress_inbound_method", default=None
 )
 
+# The headers of the request being served and what the propagators extracted from them, so the
+# request's later boundaries reuse it. Never reset: it must outlive the dispatcher's boundary for
+# the stream it returns, and a server serves each request in a task (a context) of its own.
+_extracted: contextvars.ContextVar[tuple[dict[str, str], Context] | None] = contextvars.ContextVar(
+    "a2a_progress_inbound_extracted", default=None
+)
+_BAGGAGE: Final = "baggage"
+_MAX_BAGGAGE_BYTES: Final = 8192  # W3C Baggage, and OpenTelemetry's propagator
+_said_baggage = threading.Event()
+
 # Set in the context a boundary entered, to tell at its exit whether it is still in that context.
 _entered: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "a2a_progress_boundary", default=False
@@ -75,7 +90,11 @@ def served_method() -> str | None:
 
 def _carrier(request: object) -> dict[str, str]:
     """Propagation headers of a request: a Starlette request's headers, or those a
-    ``ServerCallContext`` keeps (HTTP headers, or gRPC invocation metadata)."""
+    ``ServerCallContext`` keeps (HTTP headers, or gRPC invocation metadata).
+
+    Values are made inert (a propagator may log what it cannot parse), and a ``baggage`` header
+    over the W3C limit is left out: OpenTelemetry's propagator ignores it anyway, after logging
+    all of it."""
     headers = getattr(request, "headers", None)
     if headers is None:
         state = getattr(request, "state", None)
@@ -83,14 +102,40 @@ def _carrier(request: object) -> dict[str, str]:
             return {}
         headers = state.get("headers")
         if headers is None and state.get("grpc_context") is not None:
-            return {
-                str(key).lower(): str(value)
+            headers = {
+                key: value
                 for key, value in state["grpc_context"].invocation_metadata() or ()
                 if not isinstance(value, bytes)  # binary "-bin" metadata carries no context
             }
     if not isinstance(headers, Mapping):
         return {}
-    return {str(key).lower(): str(value) for key, value in headers.items()}
+    carrier = {str(key).lower(): inert(str(value), one_line=True) for key, value in headers.items()}
+    baggage = carrier.get(_BAGGAGE, "")
+    if len(baggage.encode(errors="replace")) > _MAX_BAGGAGE_BYTES:
+        del carrier[_BAGGAGE]
+        if not _said_baggage.is_set():
+            _said_baggage.set()
+            logger.warning(
+                "ignored a baggage header of %d characters, over the %d bytes W3C Baggage allows "
+                "(logged once)",
+                len(baggage),
+                _MAX_BAGGAGE_BYTES,
+            )
+    return carrier
+
+
+def _remote_context(carrier: dict[str, str]) -> Context:
+    """What the propagators extract from ``carrier`` (into an empty context): once per request.
+
+    The request's first boundary extracts; the others (the handler after the dispatcher, the
+    stream after the response started, the executor) find the same headers and reuse it.
+    """
+    cached = _extracted.get()
+    if cached is not None and cached[0] == carrier:
+        return cached[1]
+    remote = propagate.extract(carrier, context=Context())
+    _extracted.set((carrier, remote))
+    return remote
 
 
 def inbound_context(request: object) -> Context | None:
@@ -98,15 +143,16 @@ def inbound_context(request: object) -> Context | None:
 
     ``request`` is a Starlette request or a ``ServerCallContext``. None when the caller sent no
     valid trace context, or when the current span already belongs to the caller's trace.
+    Otherwise the current context with what the caller sent (its span, its baggage) over it.
     """
-    extracted = propagate.extract(_carrier(request))
-    remote = trace.get_current_span(extracted).get_span_context()
+    remote_context = _remote_context(_carrier(request))
+    remote = trace.get_current_span(remote_context).get_span_context()
     if not remote.is_valid:
         return None
     current = trace.get_current_span().get_span_context()
     if current.is_valid and current.trace_id == remote.trace_id:
         return None
-    return extracted
+    return Context({**otel_context.get_current(), **remote_context})
 
 
 class _Boundary:
