@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib import BENCH_DIR, Figure, configure_process, versions
+from benchlib import ABOVE_FLOOR, BENCH_DIR, Figure, configure_process, versions
 
 _MARKS_SOURCE = BENCH_DIR / "marks.c"
 _TOTALS = re.compile(r"^totals:\s+(\d+)", re.MULTILINE)
@@ -167,19 +167,19 @@ _FIGURES: dict[str, tuple[str, str | None, float | None, str]] = {
     "ir_bridge_inprocess": (
         "on",
         "floor",
-        0.07,
+        ABOVE_FLOOR["on"],
         "bridge_inprocess's workload: both sides instrumented, content captured",
     ),
     "ir_bridge_unsampled": (
         "unsampled",
         "floor_unsampled",
-        0.03,
+        ABOVE_FLOOR["unsampled"],
         "the same, ParentBased(ALWAYS_OFF) sampler",
     ),
     "ir_bridge_content_off": (
         "content_off",
         "floor",
-        0.05,
+        ABOVE_FLOOR["content_off"],
         "the same, sampled, capture_content=False",
     ),
     "ir_sdk_floor": ("floor", None, None, "the OpenTelemetry SDK floor (floor.py), sampled"),

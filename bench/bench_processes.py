@@ -120,12 +120,16 @@ def run(quick: bool) -> list[Figure]:
     wall = {name: statistics.median(values) for name, values in samples.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     updates = turns * TOOLS_PER_TURN * UPDATES_PER_TOOL
+    # What each adds to the untraced turn's wall clock; ours against a2a-sdk's is the deployed
+    # comparison a user makes.
+    added = {name: wall[name] - wall["off"] for name in ("ours", "floor", "sdk")}
     figure = ratio_figure(
         "e2e_processes",
         (samples["ours"], samples["off"]),
         unit="s",
         scale=1.0,
-        target=1.05,
+        # Ours may add at most 0.03 of the untraced turn above what the SDK floor adds.
+        target=round(wall["floor"] / wall["off"] + 0.03, 4),
         notes=(
             f"{turns} turn(s) of {TOOLS_PER_TURN} tool calls ({updates} working updates) per "
             "repetition over JSON-RPC streaming, the callee in a process of its own; wall clock "
@@ -136,10 +140,13 @@ def run(quick: bool) -> list[Figure]:
             f"{wall['sdk']:.3f} s (x{wall['sdk'] / wall['off']:.3f}); CPU time of both "
             f"processes: ours {cpu['ours']:.3f} s, the floor {cpu['floor']:.3f} s, a2a-sdk "
             f"{cpu['sdk']:.3f} s, none {cpu['off']:.3f} s (x{cpu['ours'] / cpu['off']:.3f}, "
-            f"x{cpu['floor'] / cpu['off']:.3f}, x{cpu['sdk'] / cpu['off']:.3f})"
+            f"x{cpu['floor'] / cpu['off']:.3f}, x{cpu['sdk'] / cpu['off']:.3f}); ours adds "
+            f"{added['ours'] / added['sdk']:.3f} of what a2a-sdk's tracing adds to the wall clock"
         ),
         extra={
             "floor_wall_ratio": round(wall["floor"] / wall["off"], 4),
+            "added_vs_a2a_sdk": round(added["ours"] / added["sdk"], 4),
+            "updates": updates,
             "a2a_sdk_wall_ratio": round(wall["sdk"] / wall["off"], 4),
             "cpu_ratio": round(cpu["ours"] / cpu["off"], 4),
             "a2a_sdk_cpu_ratio": round(cpu["sdk"] / cpu["off"], 4),

@@ -126,6 +126,7 @@ def run(quick: bool) -> list[Figure]:
             f"untraced ({off:.3f} s)"
         ),
         extra={
+            "updates": bench.updates,
             "ours_ratio": round(ours / off, 4),
             "a2a_sdk_ratio": round(theirs / off, 4),
             "arm_samples": {arm: [round(s, 4) for s in values] for arm, values in samples.items()},

@@ -28,6 +28,11 @@ BENCH_DIR = Path(__file__).resolve().parent
 BENCH_ENV = {"OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
 
 
+ABOVE_FLOOR = {"on": 0.07, "unsampled": 0.03, "content_off": 0.05}
+"""What the bridge may add above its SDK floor per update, as a share of the instrumentor-off
+baseline, by in-process arm: the targets of the bridge's in-process figures (CPU in
+bench_bridge.py, instructions in bench_ir.py)."""
+
 VERSIONED = ("a2a-sdk", "opentelemetry-api", "opentelemetry-sdk", "protobuf", "wrapt")
 """The packages whose versions the figures depend on (with Python's), recorded with them."""
 

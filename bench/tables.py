@@ -49,12 +49,15 @@ WHAT = {
         "exporting vs neither"
     ),
 }
-# Figures whose target is the bridge's, shown beside the floor for comparison.
-_INFORMATIONAL = ("bridge_sdk_floor", "bridge_sdk_floor_unsampled", "e2e_sdk_floor")
-# Instruction-count floors: no target of their own (the bridge's rows are targeted above them).
-_IR_FLOORS = ("ir_sdk_floor", "ir_sdk_floor_unsampled")
+# The SDK floors: no target of their own (the bridge's rows are targeted above them).
+_FLOORS = (
+    "bridge_sdk_floor",
+    "bridge_sdk_floor_unsampled",
+    "e2e_sdk_floor",
+    "ir_sdk_floor",
+    "ir_sdk_floor_unsampled",
+)
 _TIMES = "\u00d7"  # the multiplication sign, as the READMEs write ratios
-_MARKERS = re.compile(r"(<!-- results:start -->\n).*?(<!-- results:end -->)", re.DOTALL)
 
 
 def _number(value: float, unit: str) -> str:
@@ -80,27 +83,30 @@ def _ratio(result: dict[str, Any]) -> str:
     if result["name"] == "e2e_processes":
         text += (
             f" (SDK floor {_TIMES}{result['floor_wall_ratio']:.2f}, a2a-sdk "
-            f"{_TIMES}{result['a2a_sdk_wall_ratio']:.2f})"
+            f"{_TIMES}{result['a2a_sdk_wall_ratio']:.2f}"
         )
+        if "added_vs_a2a_sdk" in result:
+            text += f"; ours adds {result['added_vs_a2a_sdk']:.2f} of what a2a-sdk adds"
+        text += ")"
     return text
 
 
 def _target(result: dict[str, Any]) -> str:
-    if result["name"] in _IR_FLOORS:
+    if result["name"] in _FLOORS:
         return "—"
     unit = "" if result["ratio"] is not None else f" {result['unit']}"
-    target = f"≤ {result['target']:g}{unit}"
+    target = f"≤ {result['target']:.4g}{unit}"
     if "above_floor" in result:
         allowance = result["target"] - result["floor_ratio"]
         target += f" (floor + {allowance:.2f})"
+    elif result["name"] == "e2e_processes" and "added_vs_a2a_sdk" in result:
+        target += " (floor + 0.03)"
     return target
 
 
 def _met(result: dict[str, Any]) -> str:
-    if result["name"] in _IR_FLOORS:
+    if result["name"] in _FLOORS:
         return "floor"
-    if result["name"] in _INFORMATIONAL:
-        return "floor: " + ("within" if result["passed"] else "**above**")
     return "yes" if result["passed"] else "**no**"
 
 
@@ -138,16 +144,97 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(rows) + ("\n\n" + " ".join(notes) if notes else "") + "\n"
 
 
+def _per_update_us(result: dict[str, Any], seconds: float) -> float:
+    return seconds / result["updates"] * 1e6
+
+
+def summary(results: list[dict[str, Any]]) -> str:
+    """The users' table: per working update, what each way of tracing costs, in instructions,
+    in CPU microseconds, and deployed (wall clock, each agent in its own process)."""
+    by = {result["name"]: result for result in results}
+    rows = [
+        "| per working update, caller and callee together | instructions | vs untraced "
+        "| CPU time | added |",
+        "|---|---|---|---|---|",
+    ]
+    cpu_off = by["bridge_inprocess"]["baseline"]
+    ir_off = by["ir_bridge_inprocess"]["baseline"]
+    us_off = _per_update_us(by["bridge_inprocess"], cpu_off)
+    rows.append(
+        f"| untraced (a2a-sdk and `ProgressEmitter`) | {ir_off / 1000:,.0f} k | 1.00 "
+        f"| {us_off:.0f} µs | — |"
+    )
+    entries = (
+        ("OpenTelemetry SDK alone, the same telemetry (the floor), sampled", "ir_sdk_floor",
+         "bridge_sdk_floor"),
+        ("the SDK floor, turn not sampled", "ir_sdk_floor_unsampled", "bridge_sdk_floor_unsampled"),
+        ("**a2a-progress**, sampled, content captured", "ir_bridge_inprocess", "bridge_inprocess"),
+        ("**a2a-progress**, sampled, content off (the default)", "ir_bridge_content_off",
+         "bridge_content_off"),
+        ("**a2a-progress**, turn not sampled", "ir_bridge_unsampled", "bridge_unsampled"),
+    )  # fmt: skip
+    for label, ir_name, cpu_name in entries:
+        ir, cpu = by[ir_name], by[cpu_name]
+        us = _per_update_us(cpu, cpu["value"])
+        rows.append(
+            f"| {label} | {ir['value'] / 1000:,.0f} k | {ir['ratio']:.2f} | {us:.0f} µs "
+            f"| +{us - us_off:.0f} µs |"
+        )
+    table = "\n".join(rows) + "\n"
+    if all(name in by for name in ("e2e_loopback", "vs_a2a_sdk_tracing", "e2e_processes")):
+        loopback, versus, processes = (
+            by["e2e_loopback"],
+            by["vs_a2a_sdk_tracing"],
+            by["e2e_processes"],
+        )
+        updates = versus["updates"]
+        off = loopback["baseline"]
+        added = {
+            "ours": loopback["value"] - off,
+            "floor": by["e2e_sdk_floor"]["value"] - off if "e2e_sdk_floor" in by else None,
+            "a2a-sdk": versus["baseline"],
+        }
+        wall = {
+            "ours": processes["ratio"],
+            "floor": processes["floor_wall_ratio"],
+            "a2a-sdk": processes["a2a_sdk_wall_ratio"],
+        }
+        labels = {
+            "ours": "**a2a-progress** (content off)",
+            "floor": "OpenTelemetry SDK alone, the same telemetry (the floor)",
+            "a2a-sdk": "a2a-sdk's own tracing",
+        }
+        table += (
+            "\n| over JSON-RPC, both agents exporting OTLP | CPU added per update "
+            "| wall clock, each agent in its own process |\n|---|---|---|\n"
+        )
+        for key, label in labels.items():
+            cpu = "—" if added[key] is None else f"+{added[key] / updates * 1e6:.0f} µs"
+            table += f"| {label} | {cpu} | {_TIMES}{wall[key]:.2f} |\n"
+    return table
+
+
+def _fill(path: Path, marker: str, block: str, *, required: bool) -> None:
+    pattern = re.compile(rf"(<!-- {marker}:start -->\n).*?(<!-- {marker}:end -->)", re.DOTALL)
+    text = path.read_text()
+    new, count = pattern.subn(lambda m: m.group(1) + block + m.group(2), text)
+    if count == 0 and not required:
+        return
+    if count != 1:
+        raise SystemExit(f"{path}: expected one {marker}:start/end block, found {count}")
+    path.write_text(new)
+    print(f"updated {path.relative_to(BENCH_DIR.parent)} ({marker})")
+
+
 def main() -> None:
     results = json.loads((BENCH_DIR / "results.json").read_text())
-    block = table(results)
-    for path in (BENCH_DIR.parent / "README.md", BENCH_DIR / "README.md"):
-        text = path.read_text()
-        new, count = _MARKERS.subn(lambda m: m.group(1) + block + m.group(2), text)
-        if count != 1:
-            raise SystemExit(f"{path}: expected one results:start/end block, found {count}")
-        Path(path).write_text(new)
-        print(f"updated {path.relative_to(BENCH_DIR.parent)}")
+    root = BENCH_DIR.parent
+    _fill(BENCH_DIR / "README.md", "results", table(results), required=True)
+    _fill(root / "README.md", "results", table(results), required=False)
+    block = summary(results)
+    for path in (root / "README.md", root / "docs" / "explanation" / "performance.md"):
+        if path.exists():
+            _fill(path, "summary", block, required=False)
 
 
 if __name__ == "__main__":

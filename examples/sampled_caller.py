@@ -1,0 +1,71 @@
+"""Trace one turn in ten, count every turn: a caller with a ratio sampler.
+
+    OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \
+        python examples/sampled_caller.py http://127.0.0.1:9999 "Is the deploy blocked?" --turns 20
+
+A turn the sampler drops makes no span, span event or content; its envelopes and tool-call
+durations are still counted in the metrics.
+"""
+
+import argparse
+import asyncio
+
+import httpx
+from a2a.client import A2ACardResolver
+from opentelemetry import metrics, trace
+from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+
+from a2a_progress import follow
+from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.serving import create_client, user_message
+
+
+def setup_telemetry(ratio: float) -> tuple[TracerProvider, MeterProvider]:
+    resource = Resource.create({"service.name": "sampled-caller"})
+    # Keeps `ratio` of the turns this process starts; a turn it continues (a callee, or a call
+    # made inside a traced request) follows its parent's decision, so traces stay whole.
+    sampler = ParentBased(TraceIdRatioBased(ratio))
+    tracer_provider = TracerProvider(resource=resource, sampler=sampler)
+    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    # Metrics are not sampled: every turn's envelopes and tool durations are counted.
+    reader = PeriodicExportingMetricReader(OTLPMetricExporter())
+    meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
+    trace.set_tracer_provider(tracer_provider)
+    metrics.set_meter_provider(meter_provider)
+    A2AProgressInstrumentor().instrument()
+    return tracer_provider, meter_provider
+
+
+async def ask(url: str, question: str, turns: int) -> None:
+    async with httpx.AsyncClient() as http:
+        card = await A2ACardResolver(http, url).get_agent_card()
+    async with create_client(card) as client:
+        for _ in range(turns):
+            async for update in follow(client.send_message(user_message(question))):
+                print(update)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Ask an agent, tracing a sample of the turns.")
+    parser.add_argument("url")
+    parser.add_argument("question")
+    parser.add_argument("--turns", type=int, default=1)
+    parser.add_argument("--ratio", type=float, default=0.1, help="share of turns traced")
+    args = parser.parse_args()
+    tracer_provider, meter_provider = setup_telemetry(args.ratio)
+    try:
+        asyncio.run(ask(args.url, args.question, args.turns))
+    finally:
+        tracer_provider.shutdown()  # exports what is left
+        meter_provider.shutdown()
+
+
+if __name__ == "__main__":
+    main()
