@@ -214,6 +214,28 @@ def summary(results: list[dict[str, Any]]) -> str:
     return table
 
 
+def sampling(results: list[dict[str, Any]]) -> str:
+    """docs/how-to/sampling.md's table: a sampled turn, an unsampled one, and their floors."""
+    by = {result["name"]: result for result in results}
+    rows = [
+        "| per progress update | instructions above untraced | CPU time added |",
+        "|---|---|---|",
+    ]
+    entries = (
+        ("a2a-progress, sampled (content off)", "ir_bridge_content_off", "bridge_content_off"),
+        ("a2a-progress, turn not sampled", "ir_bridge_unsampled", "bridge_unsampled"),
+        ("the OpenTelemetry SDK alone, sampled", "ir_sdk_floor", "bridge_sdk_floor"),
+        ("the OpenTelemetry SDK alone, not sampled", "ir_sdk_floor_unsampled",
+         "bridge_sdk_floor_unsampled"),
+    )  # fmt: skip
+    for label, ir_name, cpu_name in entries:
+        ir, cpu = by[ir_name], by[cpu_name]
+        added_ir = (ir["value"] - ir["baseline"]) / 1000
+        added_us = _per_update_us(cpu, cpu["value"] - cpu["baseline"])
+        rows.append(f"| {label} | +{added_ir:,.0f} k ({ir['ratio']:.2f}x) | +{added_us:.0f} µs |")
+    return "\n".join(rows) + "\n"
+
+
 def _fill(path: Path, marker: str, block: str, *, required: bool) -> None:
     pattern = re.compile(rf"(<!-- {marker}:start -->\n).*?(<!-- {marker}:end -->)", re.DOTALL)
     text = path.read_text()
@@ -235,6 +257,7 @@ def main() -> None:
     for path in (root / "README.md", root / "docs" / "explanation" / "performance.md"):
         if path.exists():
             _fill(path, "summary", block, required=False)
+    _fill(root / "docs" / "how-to" / "sampling.md", "sampling", sampling(results), required=True)
 
 
 if __name__ == "__main__":
