@@ -150,6 +150,10 @@ class _Settings:
 
 
 class _Server(ThreadingHTTPServer):
+    # The listen backlog (socketserver's default is 5): connections past it are not refused but
+    # stall in the kernel, accepted only as its retries come round.
+    request_queue_size = 128
+
     def __init__(self, address: tuple[str, int], settings: _Settings) -> None:
         # IPv6 hosts too (``::1``); the class attribute is what socketserver binds with.
         self.address_family = socket.getaddrinfo(*address, type=socket.SOCK_STREAM)[0][0]
@@ -204,6 +208,13 @@ class _Handler(BaseHTTPRequestHandler):
         request_type = _PATHS.get(self.path.split("?", 1)[0])
         if request_type is None:
             self._refuse(HTTPStatus.NOT_FOUND, "unknown OTLP path", log=False)
+            return
+        if len(self.headers.get_all("Content-Length") or ()) > 1 or (
+            "Transfer-Encoding" in self.headers and "Content-Length" in self.headers
+        ):
+            # Two framings: which one a proxy in front believed is anyone's guess (smuggling).
+            self.close_connection = True
+            self._refuse(HTTPStatus.BAD_REQUEST, "ambiguous body length")
             return
         length = self.headers.get("Content-Length", "").strip()
         if not length.isdigit():
