@@ -65,6 +65,17 @@ PIECES = [
     "wpa_passphrase 'a' ", "nmcli ", "nmcli wifi ", "nmcli c ", "nmcli c a.", "nmcli c a.b-",
     "nmcli c a.psk-", "nmcli wifi password ", "psk", "psk=", "psk =", 'wpa_psk="', "_psk= '",
     "PreSharedKey=", "/a", "/a/", " /a/a/a/a/a/a/a/a/a/a", "/usr/bin/nmcli wifi ",
+    # shapes found by context: a name and blanks, SQL literals, calls, siblings, block scalars,
+    # pipes, flags, user/password@host
+    "password ", "PASSWORD '", "identified by '", "set password ", "set password 'a' ",
+    "'DB_PASSWORD', '", "'DB_PASSWORD', ", "setPassword(", "setPassword('a', ", "auth=(",
+    "name: password\n", "name: password\n  ", '"Name": "db_password", ', "<name>secret</name>",
+    "password: |\n", "password: |\n  a\n", "echo 'a' ", "echo a | ", "printf '%s' ",
+    "-storepass ", "-P ", "-pa", "a/b@", "a/", "| password | ", "API_TOKEN\t",
+    # encodings and random runs: an escape or an entity repeated, base64 that decodes to text
+    "&quot;", "&quot;password&quot;: &quot;", '\\"', '\\\\\\"password\\\\\\": ',
+    "%3A", "%253A", "'\"'\"'", "\\u0022", "cGFzc3dvcmQ9", "aB3dE5gH7jK9mN1p", "aB3dE5gH7jK9/",
+    "sha256:", "AAAA", "iVBORw0KGgo", "-----BEGIN CERTIFICATE-----\n", "ch_", "x@",
 ]  # fmt: skip
 
 

@@ -41,7 +41,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from a2a_progress.redaction import context, prescan, unlabelled
+from a2a_progress.redaction import context, decoding, prescan, unlabelled
 from a2a_progress.redaction.patterns import (
     BUILTIN_PATTERNS,
     COMMAND_PATTERNS,
@@ -142,8 +142,24 @@ class Redactor:
         masked, count = self._by_patterns(text)
         masked, found = context.mask_in_context(masked)
         count += found
-        masked, found = unlabelled.mask_random(masked)
-        return masked, count + found
+        long_words = unlabelled.has_long_word(text)
+        if long_words or "%" in text or "&" in text or "\\" in text:
+            masked, found = decoding.mask_encoded(text, masked, self._without_decoding)
+            count += found
+        if long_words:
+            masked, found = unlabelled.mask_random(masked)
+            count += found
+        return masked, count
+
+    def _without_decoding(self, text: str) -> tuple[str, int]:
+        """Every pass but decoding: what a decoded view of a text is redacted with."""
+        masked, count = self._by_patterns(text)
+        masked, found = context.mask_in_context(masked)
+        count += found
+        if unlabelled.has_long_word(masked):
+            masked, found = unlabelled.mask_random(masked)
+            count += found
+        return masked, count
 
     def _by_patterns(self, text: str) -> tuple[str, int]:
         # A mask can put a word boundary where there was none: a token glued to a masked one

@@ -66,10 +66,14 @@ def _random_parts(token: str, before: str) -> list[tuple[int, int]]:
     return parts
 
 
+def has_long_word(text: str) -> bool:
+    """Whether ``text`` has a run of :data:`MIN_RANDOM` non-blank characters or more: without
+    one it holds no random value and no base64 worth decoding."""
+    return any(len(word) >= MIN_RANDOM for word in text.split())
+
+
 def mask_random(text: str) -> tuple[str, int]:
     """``text`` with random values masked, and how many were."""
-    if not any(len(word) >= MIN_RANDOM for word in text.split()):
-        return text, 0
     blocks = _public_blocks(text) if _BEGIN in text else []
     spans: list[tuple[int, int]] = []
     for match in CANDIDATE.finditer(text):
