@@ -14,14 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from playwright.async_api import Browser
 
 from a2a_progress.serving import serve_agent
 from support import scripted as step
+from support.listeners import web_server
 from support.scripted import ScriptedAgent
 from support.web import chromium
 
@@ -38,31 +37,12 @@ FORGE = """async ([url, body]) => {
 }"""
 
 
-class _Page(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"<!doctype html><title>another local app</title>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet."""
-
-
 @contextlib.contextmanager
 def another_local_app() -> Iterator[str]:
     """A page on loopback at another origin than the agent's; its URL (by ``localhost``)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://localhost:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    page = ("text/html", b"<!doctype html><title>another local app</title>")
+    with web_server({"/": page}) as base:
+        yield base.replace("127.0.0.1", "localhost") + "/"
 
 
 async def test_a_cross_site_page_cannot_start_a_turn() -> None:
