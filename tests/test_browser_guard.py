@@ -13,7 +13,6 @@ import asyncio
 import json
 import signal
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
@@ -191,6 +190,15 @@ def test_the_rules_on_their_own() -> None:
     assert guard.refusal("POST", a2a_json) is None
 
 
+def watch(url: str, env: Mapping[str, str]) -> str:
+    """``a2a-progress watch URL`` to its end, as the agent's own caller: what it printed."""
+    watched = subprocess.run(
+        [*CLI, "watch", url, "hi"], env=env, capture_output=True, text=True, timeout=90, check=False
+    )
+    assert watched.returncode == 0, watched.stderr
+    return watched.stdout
+
+
 def test_serve_demo_refuses_forged_requests_and_answers_its_own_callers() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -208,16 +216,7 @@ def test_serve_demo_refuses_forged_requests_and_answers_its_own_callers() -> Non
             assert forged.status_code == 403
             rebound = {**JSON_TYPE, "Host": f"evil.example:{port}"}
             assert http.post(url + "/", content=body, headers=rebound).status_code == 400
-        watched = subprocess.run(
-            [*CLI, "watch", url, "why?"],
-            env=without_otel(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert watched.returncode == 0, watched.stderr
-        assert "outcome: completed" in watched.stdout
+        assert "outcome: completed" in watch(url, without_otel())
     finally:
         demo.terminate()
         demo.wait(30)
@@ -228,13 +227,4 @@ def test_the_guarded_app_example_refuses_a_page_and_answers_a_client() -> None:
         with httpx.Client(timeout=30) as http:
             forged = http.post(url + "/", content=json.dumps(SEND_1_0), headers=BROWSER_CROSS_SITE)
             assert forged.status_code == 403
-        caller = subprocess.run(
-            [sys.executable, "-m", "a2a_progress.cli", "watch", url, "hi"],
-            env=environment(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert caller.returncode == 0, caller.stderr
-    assert "hello" in caller.stdout
+        assert "hello" in watch(url, environment())
