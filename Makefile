@@ -23,6 +23,10 @@ ADK_VENV := .venv-adk
 ADK_STAMP := $(ADK_VENV)/.installed
 ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 
+# `make demo` needs only the runtime (no test, docs or bench tools): a venv of its own.
+DEMO_VENV := .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed
+
 .PHONY: venv system-deps test lint typecheck unit ir-guard docs test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
@@ -95,8 +99,15 @@ test-adk: $(ADK_STAMP)
 
 test: system-deps lint typecheck docs unit ir-guard test-lowest test-adk
 
-demo: $(STAMP)
-	$(BIN)/a2a-progress demo
+$(DEMO_STAMP): pyproject.toml
+	rm -rf $(DEMO_VENV)
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) --upgrade pip  # a newer pip resolves faster
+	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) -e .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/a2a-progress demo
 
 bench: system-deps $(STAMP)
 	$(BIN)/python bench/run.py
@@ -106,4 +117,4 @@ fuzz: $(STAMP)
 	$(BIN)/python fuzz/fuzz_decode.py -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus
 
 clean:
-	rm -rf $(VENV) $(LOWEST_VENV) $(ADK_VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LOWEST_VENV) $(ADK_VENV) $(DEMO_VENV) .mypy_cache .pytest_cache .ruff_cache

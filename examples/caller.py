@@ -28,7 +28,7 @@ async def ask(url: str, question: str) -> bool:
                 late = " (late)" if update.late else ""  # show it by seq, before later ones
                 print(f"{env.seq:>3} {env.kind.value:<18} {env.status.value:<8} {text}{late}")
             elif isinstance(update, TurnOutcome):
-                print(f"{update.state_name}: {update.reply}")
+                print(f"{update.state_label}: {update.reply}")
                 succeeded = update.succeeded
     return succeeded
 

@@ -55,6 +55,7 @@ from typing import Any, Final
 from a2a.types.a2a_pb2 import TaskState
 
 from a2a_progress import CallRecord, ProgressUpdate, TurnOutcome
+from a2a_progress.consumer.outcomes import state_label
 
 SCHEMA_VERSION: Final = 1
 
@@ -74,15 +75,6 @@ _EXIT_CODE_BY_STATE: Final[dict[int, int]] = {
 def exit_code_for_state(state: int) -> int:
     """The ``exit_code`` of a turn that ended in ``state`` (any other state: 6, incomplete)."""
     return _EXIT_CODE_BY_STATE.get(state, INCOMPLETE_EXIT_CODE)
-
-
-def state_label(state: int) -> str:
-    """``TASK_STATE_INPUT_REQUIRED`` -> ``input_required``; unknown numbers -> ``unspecified``."""
-    try:
-        name = str(TaskState.Name(state))
-    except ValueError:
-        return "unspecified"
-    return name.removeprefix("TASK_STATE_").lower()
 
 
 def call_json(call: CallRecord) -> dict[str, Any]:

@@ -25,7 +25,7 @@ def test_plain_lines_one_per_update() -> None:
         "task: task-1",
         f"thinking: {THINKING_LINE} (+1 more line)",
         "tool started: get_deploy_status [call-1]",
-        "tool done: get_deploy_status [call-1] 0.50s",
+        "tool done: get_deploy_status [call-1] 500ms",
         "tool started: query_metrics [call-3]",
         "tool aborted: query_metrics [call-3] 1.00s: backend timed out",
         "error: metrics unavailable",

@@ -34,7 +34,7 @@ def test_running_frame_shows_spinner_durations_and_output_tail() -> None:
     assert len(lines[1]) == 100
     assert lines[1].startswith("├── thinking Find the stage where the deploy failed, then")
     assert lines[1].endswith("… (+1 more line)")
-    assert lines[2] == "├── ✓ get_deploy_status  call-1  0.50s"
+    assert lines[2] == "├── ✓ get_deploy_status  call-1  500ms"
     assert lines[3] == "├── ✗ query_metrics  call-3  1.00s  backend timed out"
     assert lines[4] == "├── ! metrics unavailable"
     assert lines[5] == "├── ▸ legacy status line"

@@ -92,7 +92,7 @@ def test_each_row_has_a_bar_duration_status_and_events() -> None:
         "3.90s",
         "3.80s",
         "1.00s",
-        "500.0ms",
+        "500ms",
         "1.00s",
     ]
     assert [cell.strip() for cell in column(lines, "status", "events")] == [

@@ -1,7 +1,11 @@
 """Arguments: one-line usage errors (exit 2), and help that documents the exit codes."""
 
+import subprocess
+import sys
+
 import pytest
 
+from a2a_progress import __version__
 from a2a_progress.cli import main
 from a2a_progress.cli.errors import ExitCode
 
@@ -27,7 +31,6 @@ from a2a_progress.cli.errors import ExitCode
         (["cancel", "http://x", "t\udcff"], "TASK_ID: is not valid UTF-8"),
         (["demo", "--message", "caf\udce9"], "--message: is not valid UTF-8"),
         (["frobnicate"], "invalid choice"),
-        ([], "required"),
     ],
 )
 def test_usage_errors_are_one_line(
@@ -56,3 +59,29 @@ def test_non_http_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
         "a2a-progress: 'localhost:9999' is not an http:// or https:// URL; "
         "did you mean http://localhost:9999?\n"
     )
+
+
+def test_no_arguments_prints_the_help_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith("usage: a2a-progress ")
+    for command in ("demo", "watch", "cancel", "traces"):
+        assert f"\n    {command} " in out, command
+
+
+@pytest.mark.parametrize("module", ["a2a_progress", "a2a_progress.cli"])
+def test_python_dash_m_is_the_command(module: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, f"a2a-progress {__version__}\n")
+    alone = subprocess.run(
+        [sys.executable, "-m", module], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert alone.returncode == 0
+    assert alone.stdout.startswith("usage: a2a-progress ")

@@ -23,14 +23,14 @@ CALLEE_OUTPUT: Final = """\
   2 tool_call          running  Calling tool ci_status
   3 tool_call          done     Tool ci_status finished
   4 text               running  CI is red (2 failing tests)
-TASK_STATE_COMPLETED: The deploy is blocked: CI is red (2 failing tests).
+completed: The deploy is blocked: CI is red (2 failing tests).
 """
 HANDWRITTEN_OUTPUT: Final = """\
   1 thinking           running  Look the order up first.
   2 tool_call          running  Calling tool lookup_order
   3 tool_call          done     Tool lookup_order finished
   4 text               running  Order 42 shipped yesterday.
-TASK_STATE_COMPLETED: Your order shipped yesterday.
+completed: Your order shipped yesterday.
 """
 
 

@@ -1,7 +1,8 @@
 """The ``a2a-progress`` command line.
 
 ``main(argv)`` parses the arguments, runs the command and returns its exit code (see
-:mod:`a2a_progress.cli.errors`). Every failure is one line on stderr, never a traceback.
+`a2a_progress.cli.errors`). Every failure is one line on stderr, never a traceback; with no
+arguments at all it prints the help and exits 0.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``a2a-progress`` command line; return the exit code."""
     tolerate_unencodable_output()
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # `a2a-progress` alone: what it can do, not an error
+        parser.print_help()
+        return int(ExitCode.COMPLETED)
     try:
         args = parser.parse_args(argv)
         code: int = args.run(args)

@@ -1,4 +1,5 @@
-"""``python -m a2a_progress.cli``: how ``demo`` starts its callee with the same interpreter."""
+"""``python -m a2a_progress.cli``: how ``demo`` starts its agents with the same interpreter
+(``python -m a2a_progress`` is the same command)."""
 
 import sys
 

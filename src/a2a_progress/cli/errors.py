@@ -11,8 +11,8 @@ from enum import IntEnum
 from typing import Final
 
 from a2a_progress import schema
+from a2a_progress.consumer.outcomes import state_label
 from a2a_progress.inert import inert
-from a2a_progress.schema import state_label
 
 __all__ = [
     "EXIT_CODES_HELP",

@@ -18,6 +18,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from a2a_progress.cli.durations import duration
 from a2a_progress.inert import inert
 
 _SERVICE_STYLES: Final = ("cyan", "magenta", "green", "yellow", "blue")
@@ -109,8 +110,7 @@ def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
 
 
 def _duration(nanos: int) -> str:
-    millis = nanos / 1e6
-    return f"{millis:.1f}ms" if millis < 1000 else f"{millis / 1000:.2f}s"
+    return duration(nanos / 1e9)
 
 
 def _bar(start: int, end: int, origin: int, total: int, width: int) -> str:

@@ -26,6 +26,21 @@ INTERRUPTED_STATES: Final = frozenset(
 )
 """States that end the current turn but not the task: the next send starts a new turn."""
 
+
+def state_label(state: int) -> str:
+    """``TASK_STATE_INPUT_REQUIRED`` -> ``input_required``; unknown numbers -> ``unspecified``.
+
+    Examples:
+        >>> state_label(TaskState.TASK_STATE_COMPLETED)
+        'completed'
+    """
+    try:
+        name = str(TaskState.Name(state))
+    except ValueError:
+        return "unspecified"
+    return name.removeprefix("TASK_STATE_").lower()
+
+
 FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
 """Final states whose status message says why the turn did not succeed."""
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from a2a.types.a2a_pb2 import Artifact, Message, TaskState
 
+from a2a_progress.consumer.outcomes import state_label
 from a2a_progress.consumer.tool_calls import CallRecord, elapsed
 from a2a_progress.envelope import Envelope, Rejected
 
@@ -75,6 +76,11 @@ class TurnOutcome:
     def state_name(self) -> str:
         """The state's protobuf name, e.g. ``TASK_STATE_COMPLETED``."""
         return str(TaskState.Name(self.state))
+
+    @property
+    def state_label(self) -> str:
+        """The state as people read it, e.g. ``completed``, ``input_required``."""
+        return state_label(self.state)
 
     @property
     def succeeded(self) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from a2a_progress.cli.durations import duration
 from a2a_progress.cli.errors import state_label
 from a2a_progress.consumer import CallRecord, ProgressUpdate, TurnOutcome
 from a2a_progress.envelope import Kind, Status
@@ -170,17 +171,6 @@ def more_lines(lines: int) -> str:
 def dialect_tag(dialect: str | None) -> str:
     """`` [adk]`` after what an agent dialect reported (not an envelope); empty otherwise."""
     return f" [{dialect}]" if dialect else ""
-
-
-UNKNOWN: Final = "?"
-"""How a duration nobody recorded is shown (never a made-up ``0.00s``)."""
-
-
-def duration(seconds: float | None) -> str:
-    """``0.50s`` under ten seconds, ``12.3s`` above, :data:`UNKNOWN` for None."""
-    if seconds is None:
-        return UNKNOWN
-    return f"{seconds:.2f}s" if seconds < 10 else f"{seconds:.1f}s"
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from a2a_progress.cli.durations import duration
 from a2a_progress.cli.view.base import TurnView
 from a2a_progress.cli.view.model import (
     CallEnded,
@@ -14,7 +15,6 @@ from a2a_progress.cli.view.model import (
     TaskSeen,
     TurnEnded,
     dialect_tag,
-    duration,
     first_line,
     more_lines,
 )

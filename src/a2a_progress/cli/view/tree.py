@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from a2a_progress.cli.durations import duration
 from a2a_progress.cli.errors import state_label
 from a2a_progress.cli.view.base import TurnView
 from a2a_progress.cli.view.model import (
@@ -25,7 +26,6 @@ from a2a_progress.cli.view.model import (
     CallNode,
     NoteNode,
     dialect_tag,
-    duration,
     first_line,
     more_lines,
 )

@@ -41,8 +41,16 @@ function lines(text) {
   return String(text ?? "").split(/\r\n|\r|\n/).map((line) => line.trim()).filter(Boolean);
 }
 
+// As the command line prints durations (a2a_progress/cli/durations.py): 0.2ms, 701ms, 1.40s,
+// 12.3s, 2m05s.
 function seconds(value) {
-  return value < 10 ? `${value.toFixed(2)}s` : `${value.toFixed(1)}s`;
+  const millis = value * 1000;
+  if (millis < 9.95) return `${millis.toFixed(1)}ms`;
+  if (millis < 999.5) return `${millis.toFixed(0)}ms`;
+  if (value < 9.995) return `${value.toFixed(2)}s`;
+  if (value < 59.95) return `${value.toFixed(1)}s`;
+  const whole = Math.round(value);
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
 }
 
 function plural(count, word) {
