@@ -27,7 +27,7 @@ ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 DEMO_VENV := .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed
 
-.PHONY: venv system-deps test lint typecheck unit ir-guard docs test-lowest test-adk demo bench fuzz clean
+.PHONY: venv system-deps test lint typecheck unit ir-guard docs package test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -97,7 +97,14 @@ test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(google-adk|a2a-sdk|opentelemetry-(api|sdk))='
 	$(ADK_VENV)/bin/pytest -p no:cacheprovider -m adk tests/interop
 
-test: system-deps lint typecheck docs unit ir-guard test-lowest test-adk
+# The sdist and wheel as they would be published (build/dist), their metadata checked by twine;
+# the wheel's contents are checked by tests/test_packaging.py.
+package: $(STAMP)
+	rm -rf build/dist
+	$(BIN)/python -m build --outdir build/dist . >/dev/null
+	$(BIN)/twine check --strict build/dist/*
+
+test: system-deps lint typecheck docs package unit ir-guard test-lowest test-adk
 
 $(DEMO_STAMP): pyproject.toml
 	rm -rf $(DEMO_VENV)
