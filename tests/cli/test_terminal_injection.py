@@ -13,7 +13,7 @@ from a2a_progress.inert import inert
 from a2a_progress.serving import serve_agent
 from support import scripted as step
 from support.scripted import ScriptedAgent
-from support.terminal import ATTACKS, HOSTILE, run_in_terminal
+from support.terminal import ATTACKS, HOSTILE, SEQUENCES, run_in_terminal
 
 
 def hostile(label: str) -> str:
@@ -51,6 +51,14 @@ def test_inert_shows_controls_and_keeps_lines() -> None:
         "\\u202aA\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069"
     )
     assert inert(inert(HOSTILE)) == inert(HOSTILE)
+    # Bidi marks, line separators (a new line in log viewers), lone surrogates (unwritable).
+    assert inert("a\u200fb\u061cc\u2028d\u2029e\ud800f") == (
+        "a\\u200fb\\u061cc\\u2028d\\u2029e\\ud800f"
+    )
+    for sequence in SEQUENCES:
+        shown = inert(sequence, one_line=True)
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown), shown
+        assert inert(shown, one_line=True) == shown
     assert inert("plain text, ünïcode, 日本, emoji 🙂") == "plain text, ünïcode, 日本, emoji 🙂"
     assert inert("a\r\nb\nc\x1b", one_line=True) == "a␊b␊c␛"
     assert inert(inert(HOSTILE + "\n", one_line=True), one_line=True) == inert(

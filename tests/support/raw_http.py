@@ -53,9 +53,12 @@ def idle_connections(address: tuple[str, int], count: int) -> Iterator[list[sock
             connection.close()
 
 
-def trickle(address: tuple[str, int], head: bytes, seconds: float, pause: float = 0.25) -> bytes:
-    """A slow client: ``head`` one byte every ``pause`` seconds for ``seconds`` (then the rest at
-    once); what the server answered."""
+def trickle(
+    address: tuple[str, int], head: bytes, seconds: float, *, answer_within: float = 1.0
+) -> bytes:
+    """A slow client: ``head`` one byte every quarter second for ``seconds`` (then the rest at
+    once); what the server answered within ``answer_within`` seconds after."""
+    pause = 0.25
     with socket.create_connection(address, timeout=WAIT) as connection:
         sent = 0
         deadline = time.monotonic() + seconds
@@ -67,6 +70,7 @@ def trickle(address: tuple[str, int], head: bytes, seconds: float, pause: float 
             connection.sendall(head[sent:])
         except OSError:
             pass  # the server gave up on us: what it said is what counts
+        connection.settimeout(answer_within)
         try:
             return connection.recv(65536)
         except OSError:
