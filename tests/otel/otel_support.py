@@ -125,8 +125,13 @@ class Telemetry(MemoryTelemetry):
         self.instrumentor = A2AProgressInstrumentor()
 
     def instrument(self, **kwargs: Any) -> None:
-        """(Re-)instrument on these providers with ``kwargs`` (settings are read now)."""
+        """(Re-)instrument on these providers with ``kwargs`` (settings are read now).
+
+        Content capture is on unless ``kwargs`` say otherwise: these tests read the content.
+        ``capture_content=None`` leaves it to the environment and the default (off).
+        """
         self.uninstrument()
+        kwargs.setdefault("capture_content", True)
         self.instrumentor.instrument(
             tracer_provider=self.tracer_provider, meter_provider=self.meter_provider, **kwargs
         )

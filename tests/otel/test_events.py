@@ -41,9 +41,21 @@ async def test_thinking_text_and_error_are_events_of_the_turn(telemetry: Telemet
             "a2a.progress.error",
         ]
         assert events(turn) == [
-            {"a2a.progress.seq": 1, "a2a.progress.content": "let me see"},
-            {"a2a.progress.seq": 2, "a2a.progress.content": "working on it"},
-            {"a2a.progress.seq": 3, "a2a.progress.content": "quota low"},
+            {
+                "a2a.progress.seq": 1,
+                "a2a.progress.content.size": 10,
+                "a2a.progress.content": "let me see",
+            },
+            {
+                "a2a.progress.seq": 2,
+                "a2a.progress.content.size": 13,
+                "a2a.progress.content": "working on it",
+            },
+            {
+                "a2a.progress.seq": 3,
+                "a2a.progress.content.size": 9,
+                "a2a.progress.content": "quota low",
+            },
         ]
 
 
@@ -67,7 +79,11 @@ async def test_tool_output_is_an_event_of_its_tool_span(telemetry: Telemetry) ->
         ]
         # Text on another stream (the default one) stays on the turn span.
         assert events(telemetry.turn_span(observer)) == [
-            {"a2a.progress.seq": 3, "a2a.progress.content": "meanwhile"}
+            {
+                "a2a.progress.seq": 3,
+                "a2a.progress.content.size": 9,
+                "a2a.progress.content": "meanwhile",
+            }
         ]
 
 
@@ -88,6 +104,7 @@ async def test_events_follow_the_open_tool_of_their_stream_key(telemetry: Teleme
             {
                 "a2a.progress.seq": 11,
                 "a2a.progress.stream_key": "k1",
+                "a2a.progress.content.size": 9,
                 "a2a.progress.content": "inside k1",
             }
         ]
@@ -149,7 +166,11 @@ async def test_an_update_without_a_valid_envelope_degrades_to_text(
         turn = telemetry.turn_span(observer)
         assert event_names(turn) == ["a2a.progress.text"]
         assert events(turn) == [
-            {"a2a.progress.degraded": True, "a2a.progress.content": "the fallback text"}
+            {
+                "a2a.progress.degraded": True,
+                "a2a.progress.content.size": 17,
+                "a2a.progress.content": "the fallback text",
+            }
         ]
         assert telemetry.tool_spans(observer) == []
 
@@ -161,7 +182,11 @@ async def test_a_degraded_update_inside_a_tool_stays_on_the_turn(telemetry: Tele
     for observer in SIDES:
         assert events(telemetry.tool_span(observer)) == []
         assert events(telemetry.turn_span(observer)) == [
-            {"a2a.progress.degraded": True, "a2a.progress.content": "plain progress"}
+            {
+                "a2a.progress.degraded": True,
+                "a2a.progress.content.size": 14,
+                "a2a.progress.content": "plain progress",
+            }
         ]
 
 

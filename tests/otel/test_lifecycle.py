@@ -5,6 +5,8 @@ started was ended exactly once."""
 import asyncio
 import contextlib
 import gc
+import json
+from typing import Any
 
 import pytest
 from a2a.server.agent_execution import RequestContext
@@ -51,6 +53,11 @@ CALLER, CALLEE = conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE
 AGENT = "a2a-progress agent"  # serve_agent's default card name
 
 
+def without(attributes: dict[str, Any], *names: str) -> dict[str, Any]:
+    """``attributes`` less ``names``."""
+    return {key: value for key, value in attributes.items() if key not in names}
+
+
 def ids_of(stream: list[StreamResponse]) -> tuple[str, str]:
     first = stream[0]
     task = first.task if first.HasField("task") else None
@@ -77,7 +84,20 @@ async def test_streaming_call_execution_and_tool_spans(telemetry: Telemetry) -> 
     caller, callee = telemetry.turn_span(CALLER), telemetry.turn_span(CALLEE)
     assert (caller.name, caller.kind) == ("SendStreamingMessage", SpanKind.CLIENT)
     assert (callee.name, callee.kind) == ("SendStreamingMessage", SpanKind.SERVER)
-    assert attrs(caller) == {
+    # Content is on in these tests: the turn's reasoning, text and reply, as GenAI backends read.
+    for turn in (caller, callee):
+        assert json.loads(attrs(turn)[conv.GEN_AI_OUTPUT_MESSAGES]) == [
+            {
+                "role": "assistant",
+                "parts": [
+                    {"type": "reasoning", "content": "planning"},
+                    {"type": "text", "content": "looking"},
+                    {"type": "text", "content": "all done"},
+                ],
+                "finish_reason": "stop",
+            }
+        ]
+    assert without(attrs(caller), conv.GEN_AI_OUTPUT_MESSAGES) == {
         "a2a.method.name": "SendStreamingMessage",
         "a2a.task.id": task_id,
         "a2a.task.state": "TASK_STATE_COMPLETED",
@@ -86,7 +106,7 @@ async def test_streaming_call_execution_and_tool_spans(telemetry: Telemetry) -> 
         "server.address": "127.0.0.1",
         "server.port": port,
     }
-    assert attrs(callee) == {
+    assert without(attrs(callee), conv.GEN_AI_OUTPUT_MESSAGES) == {
         "a2a.method.name": "SendStreamingMessage",
         "a2a.task.id": task_id,
         "a2a.task.state": "TASK_STATE_COMPLETED",
@@ -102,8 +122,14 @@ async def test_streaming_call_execution_and_tool_spans(telemetry: Telemetry) -> 
         assert (tool.name, tool.kind) == ("execute_tool search", SpanKind.INTERNAL)
         assert parent_id(tool) == span_id(turn)
         assert trace_id(tool) == trace_id(caller)
+        # Both sides trace the call: the callee's span is the execution, the caller's mirrors it.
+        counted = (
+            {"gen_ai.operation.name": "execute_tool"}
+            if observer == CALLEE
+            else {"a2a.progress.mirror": True}
+        )
         assert attrs(tool) == {
-            "gen_ai.operation.name": "execute_tool",
+            **counted,
             "gen_ai.tool.name": "search",
             "gen_ai.tool.call.id": "c1",
             "a2a.task.id": task_id,
@@ -148,7 +174,8 @@ async def test_an_aborted_tool_is_an_error_with_its_reason(telemetry: Telemetry)
         (complete(), "TASK_STATE_COMPLETED", StatusCode.UNSET, "turn_completed", StatusCode.UNSET),
         (fail(), "TASK_STATE_FAILED", StatusCode.ERROR, "turn_failed", StatusCode.ERROR),
         (reject(), "TASK_STATE_REJECTED", StatusCode.ERROR, "turn_failed", StatusCode.ERROR),
-        (cancel(), "TASK_STATE_CANCELED", StatusCode.ERROR, "turn_canceled", StatusCode.UNSET),
+        # A cancellation is no error, of the turn or of its tools.
+        (cancel(), "TASK_STATE_CANCELED", StatusCode.UNSET, "turn_canceled", StatusCode.UNSET),
     ],
     ids=["completed", "failed", "rejected", "canceled"],
 )
@@ -178,17 +205,22 @@ async def test_an_executor_that_raises(telemetry: Telemetry, transport: str) -> 
 
     callee = telemetry.turn_span(CALLEE)
     assert status(callee) is StatusCode.ERROR
+    assert callee.status.description == "RuntimeError: boom"
+    assert attrs(callee)[conv.ERROR_TYPE] == "RuntimeError"
     [exception] = events(callee, "exception")
     assert exception["exception.type"] == "RuntimeError"
     assert exception["exception.message"] == "boom"
     callee_tool = telemetry.tool_span(CALLEE)
     assert attrs(callee_tool)[conv.END_REASON] == "turn_failed"
+    assert attrs(callee_tool)[conv.ERROR_TYPE] == "turn_failed"
     assert status(callee_tool) is StatusCode.ERROR
 
     # The caller saw the call raise: its span and the tool it left open are errors.
     caller = telemetry.turn_span(CALLER)
     assert status(caller) is StatusCode.ERROR
     assert "exception" in event_names(caller)
+    # The client's exception, by its fully qualified name (a2a-sdk's, by transport).
+    assert attrs(caller)[conv.ERROR_TYPE].startswith("a2a.")
     assert attrs(caller)[conv.A2A_TASK_STATE] == "TASK_STATE_WORKING"
     caller_tool = telemetry.tool_span(CALLER)
     assert attrs(caller_tool)[conv.END_REASON] == "stream_closed"
@@ -290,7 +322,7 @@ async def test_return_immediately_then_subscribe(telemetry: Telemetry) -> None:
     assert attrs(send)[conv.A2A_TASK_STATE] == "TASK_STATE_SUBMITTED"
     assert status(send) is StatusCode.UNSET
     assert subscribe.name == "SubscribeToTask"
-    assert attrs(subscribe) == {
+    assert without(attrs(subscribe), conv.GEN_AI_OUTPUT_MESSAGES) == {
         "a2a.method.name": "SubscribeToTask",
         "a2a.task.id": submitted.task.id,
         "a2a.task.state": "TASK_STATE_COMPLETED",
@@ -324,7 +356,8 @@ async def test_cancel_mid_stream(telemetry: Telemetry) -> None:
         assert status(turn) is StatusCode.UNSET
         tool = telemetry.tool_span(observer)
         assert attrs(tool)[conv.END_REASON] == "turn_canceled"
-        assert status(tool) is StatusCode.ERROR
+        assert status(tool) is StatusCode.UNSET  # a cancellation is no error
+        assert conv.ERROR_TYPE not in attrs(tool)
 
 
 class SilentOnCancel(ScriptedAgent):
@@ -345,7 +378,7 @@ async def test_cancel_that_sends_no_state(telemetry: Telemetry) -> None:
     # The callee's execute() was cancelled: its open tool ends turn_canceled.
     callee_tool = telemetry.tool_span(CALLEE)
     assert attrs(callee_tool)[conv.END_REASON] == "turn_canceled"
-    assert status(callee_tool) is StatusCode.ERROR
+    assert status(callee_tool) is StatusCode.UNSET  # a cancellation is no error
     assert status(telemetry.turn_span(CALLEE)) is StatusCode.UNSET
     # The caller's stream just ended, with no terminal state and no error.
     caller_tool = telemetry.tool_span(CALLER)

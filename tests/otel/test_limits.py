@@ -54,7 +54,11 @@ async def test_content_is_bounded_to_4_kib_with_a_marker_and_a_flag(telemetry: T
     by_side = await thinking_events(telemetry, "short", long)
     for observer in SIDES:
         short_event, long_event = by_side[observer]
-        assert short_event == {"a2a.progress.seq": 1, "a2a.progress.content": "short"}
+        assert short_event == {
+            "a2a.progress.seq": 1,
+            "a2a.progress.content.size": 5,
+            "a2a.progress.content": "short",
+        }
         content = long_event[conv.CONTENT]
         assert size(content) == 4096
         assert content == long[: 4096 - len(MARKER)] + MARKER
@@ -111,14 +115,15 @@ async def test_content_capture_off(
         telemetry.instrument(capture_content=False)
     else:
         monkeypatch.setenv(ENV_CAPTURE_CONTENT, "false")
-        telemetry.instrument()
+        telemetry.instrument(capture_content=None)
     steps = [thinking("secret plan"), raw(None, "plain words"), complete()]
     async with serving(steps) as served:
         await call(served.card_for("grpc"))
     for observer in SIDES:
+        # What happened, and how big it was: never what it said.
         assert events(telemetry.turn_span(observer)) == [
-            {"a2a.progress.seq": 1},
-            {"a2a.progress.degraded": True},
+            {"a2a.progress.seq": 1, "a2a.progress.content.size": 11},
+            {"a2a.progress.degraded": True, "a2a.progress.content.size": 11},
         ]
     assert not any("secret plan" in t or "plain words" in t for t in all_telemetry_text(telemetry))
 

@@ -36,18 +36,25 @@ async def test_tool_duration_histogram(telemetry: Telemetry) -> None:
     [metric] = telemetry.metrics(conv.METRIC_TOOL_DURATION)
     assert metric.unit == "s"
     recorded = {
-        (a[conv.GEN_AI_TOOL_NAME], a[conv.OBSERVER], a[conv.END_REASON]): point
+        (a[conv.GEN_AI_TOOL_NAME], a[conv.OBSERVER], a[conv.END_REASON]): (a, point)
         for a, point in telemetry.points(conv.METRIC_TOOL_DURATION)
     }
+    # Both sides trace the calls: each is counted once, by the callee that ran it.
     assert set(recorded) == {
-        (tool, observer, reason)
-        for observer in SIDES
+        (tool, conv.OBSERVER_CALLEE, reason)
         for tool, reason in (("search", "done"), ("fetch", "aborted"), ("shell", "turn_completed"))
     }
-    for attributes, point in telemetry.points(conv.METRIC_TOOL_DURATION):
-        assert set(attributes) == {conv.GEN_AI_TOOL_NAME, conv.OBSERVER, conv.END_REASON}
+    for (tool, _, reason), (attributes, point) in recorded.items():
+        expected = {conv.GEN_AI_TOOL_NAME, conv.OBSERVER, conv.END_REASON, conv.GEN_AI_AGENT_NAME}
+        if reason == "aborted":
+            assert attributes[conv.ERROR_TYPE] == "aborted"
+            expected.add(conv.ERROR_TYPE)
+        assert set(attributes) == expected, tool
+        assert attributes[conv.GEN_AI_AGENT_NAME] == served.card.name
         assert point.count == 1
         assert point.sum >= 0
+        # The conventions' buckets: a call under 5 s is told apart from another.
+        assert tuple(point.explicit_bounds) == conv.TOOL_DURATION_BUCKETS
 
 
 async def test_envelope_counters_by_outcome_and_kind(telemetry: Telemetry) -> None:

@@ -61,17 +61,17 @@ async def test_one_trace_from_caller_to_callee_tools(
     assert agents.final_state(events) == TaskState.TASK_STATE_COMPLETED
     assert_turn_trace(spans)
 
+    # Each call counted once, by the callee that ran it (the caller mirrors it, uncounted).
     durations = {
         (attributes["gen_ai.tool.name"], attributes["a2a.progress.observer"]): (
             attributes["a2a.progress.end_reason"],
+            attributes.get("error.type"),
             count,
         )
         for name, attributes, count in receiver.metric_points()
         if name == "gen_ai.execute_tool.duration"
     }
     assert durations == {
-        ("search", "caller"): ("done", 1),
-        ("search", "callee"): ("done", 1),
-        ("fetch", "caller"): ("aborted", 1),
-        ("fetch", "callee"): ("aborted", 1),
+        ("search", "callee"): ("done", None, 1),
+        ("fetch", "callee"): ("aborted", "aborted", 1),
     }

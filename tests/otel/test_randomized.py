@@ -26,8 +26,14 @@ TERMINALS = [
     TaskState.TASK_STATE_CANCELED,
     TaskState.TASK_STATE_REJECTED,
 ]
-ERROR_REASONS = {"aborted", "turn_failed", "turn_canceled"}
-END_REASONS = ERROR_REASONS | {"done", "superseded", "turn_completed", "stream_closed"}
+ERROR_REASONS = {"aborted", "turn_failed"}  # a cancellation is no error
+END_REASONS = ERROR_REASONS | {
+    "done",
+    "superseded",
+    "turn_canceled",
+    "turn_completed",
+    "stream_closed",
+}
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,8 @@ def test_generated_streams(turn: Turn) -> None:
     with pipelines() as telemetry:
         tracer = telemetry.tracer_provider.get_tracer("test")
         metrics = BridgeMetrics(telemetry.meter_provider.get_meter("test"))
-        config = BridgeConfig(max_events_per_span=1000)  # no cap: every event is counted
+        # No cap: every event is counted; content on, so each is told apart by its text.
+        config = BridgeConfig(max_events_per_span=1000, capture_content=True)
         telemetry_turn = Bridge(tracer, metrics, config).start_turn(
             "SendStreamingMessage",
             kind=SpanKind.CLIENT,

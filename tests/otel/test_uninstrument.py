@@ -115,14 +115,34 @@ async def test_a_server_built_while_instrumented_passes_through_after(
     assert telemetry.ledger.started_count == 0
 
 
+def announcements(stream: list[StreamResponse]) -> list[str]:
+    """Take the callee's tool span announcements out of ``stream``'s Parts; return them."""
+    found = []
+    for event in stream:
+        for part in event.status_update.status.message.parts:
+            if conv.WIRE_TOOL_SPAN in part.metadata:
+                found.append(part.metadata[conv.WIRE_TOOL_SPAN])
+                del part.metadata[conv.WIRE_TOOL_SPAN]
+    return found
+
+
 @pytest.mark.parametrize("transport", ["jsonrpc", "rest", "grpc"])
 async def test_instrumentation_never_alters_events(
     telemetry: Telemetry, transport: Transport
 ) -> None:
     traced = await run(transport)
     assert len(telemetry.tool_spans()) == 6  # the bridge did see it all
+    # The one addition: each update that opened a callee tool span says where that span is,
+    # beside its envelope (the envelope itself unchanged), so the caller does not count the call
+    # again. Without them, the streams are the same.
+    assert announcements(traced) == [
+        f"00-{span.context.trace_id:032x}-{span.context.span_id:016x}-{span.context.trace_flags:02x}"
+        for span in telemetry.tool_spans(CALLEE)
+        if span.context is not None
+    ]
     telemetry.uninstrument()
     plain = await run(transport)
+    assert announcements(plain) == []
     assert normalized(traced) == normalized(plain)
     assert len(traced) == 14  # the task, 12 updates, the reply
 

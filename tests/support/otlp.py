@@ -187,9 +187,16 @@ def assert_turn_trace(
     spans: list[ReceivedSpan],
     caller_service: str = CALLER_SERVICE,
     callee_service: str = CALLEE_SERVICE,
+    *,
+    content: bool = False,
 ) -> None:
     """One ToolAgent turn as both observers exported it: one trace from the caller's CLIENT span
-    through the callee's SERVER span down to each side's ``execute_tool`` spans."""
+    through the callee's SERVER span down to each side's ``execute_tool`` spans.
+
+    Both sides are instrumented: each tool call is one execution by ``gen_ai.operation.name``
+    (the callee's span; the caller's mirrors it). ``content``: whether capture was on (the
+    default is off: the events say what happened and how big it was, never what it said).
+    """
     sides = _sides(spans, caller_service, callee_service)
     turns: dict[str, ReceivedSpan] = {}
     for observer, kind in (("caller", "CLIENT"), ("callee", "SERVER")):
@@ -198,10 +205,23 @@ def assert_turn_trace(
         assert turn.attributes["a2a.task.state"] == "TASK_STATE_COMPLETED"
         assert turn.status_code == "UNSET"
         # Thinking and text carry no stream key: they are the turn's events, not a tool's.
-        assert [(e.name, e.attributes["a2a.progress.content"]) for e in turn.events] == [
+        said = [
             ("a2a.progress.thinking", agents.THINKING),
             ("a2a.progress.text", agents.SEARCH_OUTPUT),
         ]
+        assert [(e.name, e.attributes["a2a.progress.content.size"]) for e in turn.events] == [
+            (name, len(text.encode())) for name, text in said
+        ]
+        if content:
+            assert [(e.name, e.attributes["a2a.progress.content"]) for e in turn.events] == said
+            assert "gen_ai.output.messages" in turn.attributes
+        else:
+            assert not any("a2a.progress.content" in e.attributes for e in turn.events)
+            assert not any(
+                key in s.attributes
+                for s in sides[observer]
+                for key in ("gen_ai.output.messages", "gen_ai.tool.call.result")
+            )
         tools = {
             s.attributes["gen_ai.tool.name"]: s
             for s in sides[observer]
@@ -214,7 +234,11 @@ def assert_turn_trace(
             assert tool.kind == "INTERNAL"
             assert tool.parent_span_id == turn.span_id
             assert tool.attributes["a2a.progress.observer"] == observer
-            assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
+            if observer == "callee":  # the execution
+                assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
+            else:  # its mirror: counted on the callee
+                assert "gen_ai.operation.name" not in tool.attributes
+                assert tool.attributes["a2a.progress.mirror"] is True
         assert search.events == fetch.events == ()
         assert search.attributes["gen_ai.tool.call.id"] == "call-search"
         assert search.attributes["a2a.progress.end_reason"] == "done"
@@ -222,6 +246,8 @@ def assert_turn_trace(
         assert fetch.attributes["gen_ai.tool.call.id"] == "call-fetch"
         assert fetch.attributes["a2a.progress.end_reason"] == "aborted"
         assert (fetch.status_code, fetch.status_message) == ("ERROR", agents.ABORT_REASON)
+        assert fetch.attributes["error.type"] == "aborted"
+        assert "error.type" not in search.attributes
         assert fetch.start_time_unix_nano >= search.end_time_unix_nano
         turns[observer] = turn
     caller, callee = turns["caller"], turns["callee"]
@@ -234,3 +260,9 @@ def assert_turn_trace(
         parent = by_id[parent].parent_span_id
     assert parent == caller.span_id
     assert {s.trace_id for s in sides["caller"] + sides["callee"]} == {caller.trace_id}
+    executions = [
+        s.attributes["gen_ai.tool.name"]
+        for s in sides["caller"] + sides["callee"]
+        if s.attributes.get("gen_ai.operation.name") == "execute_tool"
+    ]
+    assert sorted(executions) == ["fetch", "search"]  # one execution per tool call

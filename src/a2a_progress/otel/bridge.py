@@ -21,7 +21,13 @@ from a2a.types.a2a_pb2 import TaskStatusUpdateEvent as StatusUpdate
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
-from opentelemetry.trace import NonRecordingSpan, Span, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import (
+    Link,
+    NonRecordingSpan,
+    Span,
+    SpanKind,
+    Tracer,
+)
 
 from a2a_progress.consumer import (
     CallRecord,
@@ -33,12 +39,26 @@ from a2a_progress.consumer import (
     error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.announce import announced
 from a2a_progress.otel.config import BridgeConfig
+from a2a_progress.otel.content import (
+    PART_REASONING,
+    PART_TEXT,
+    Collected,
+    output_messages,
+    tool_call_result,
+)
+from a2a_progress.otel.errors import (
+    error_type,
+    fail,
+    is_cancellation,
+    record_exception,
+)
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
 from a2a_progress.otel.peer_names import PeerNames
-from a2a_progress.otel.pending import PendingExport
+from a2a_progress.otel.pending import PendingExport, mark_pending
 from a2a_progress.otel.safe_text import bounded, peer_name, redacted
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer import handed_envelope, redacted_by
@@ -53,10 +73,11 @@ _EVENT_NAMES: Final = {
     Kind.TOOL_OUTPUT_APPEND: conv.EVENT_OUTPUT,
 }
 
-# End reasons that make a tool span an error (a stream that raised also does, see end()).
-_ERROR_REASONS: Final = frozenset(
-    {EndReason.ABORTED, EndReason.TURN_FAILED, EndReason.TURN_CANCELED}
-)
+# End reasons that make a tool span an error (a stream that raised also does, see end()). A
+# canceled turn's tools are not: a cancellation is no error, of the turn or of its tools.
+_ERROR_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
+# What a turn's text becomes in gen_ai.output.messages (opt-in content).
+_OUTPUT_PARTS: Final = {Kind.THINKING: PART_REASONING, Kind.TEXT: PART_TEXT}
 
 _FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
 
@@ -156,6 +177,7 @@ class Bridge:
             name, context=parent, kind=kind, attributes=attributes
         )
         turn = TurnTelemetry(self, observer, span)
+        turn.agent_name = attributes.get(conv.GEN_AI_AGENT_NAME)
         # Ids known up front (the callee's request context) label tool spans from the start.
         turn._task_id = attributes.get(conv.A2A_TASK_ID)
         turn._context_id = attributes.get(conv.GEN_AI_CONVERSATION_ID)
@@ -212,6 +234,10 @@ class TurnTelemetry:
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
         # those found clean once per bridge (see PeerNames).
         self._names: dict[str, str] = {}
+        # Opt-in content for GenAI backends: the turn's reasoning and text, and its reply.
+        self._output = Collected(self._config.max_events_per_span)
+        self._reply: str | None = None
+        self.agent_name: str | None = None
         with bridge._live_lock:
             bridge._live.add(self)
 
@@ -255,9 +281,7 @@ class TurnTelemetry:
                         self._state = view.state
             for update in updates:
                 if isinstance(update, TurnOutcome):
-                    self._close_calls(update.closed)
-                    if update.error is not None:  # the FAILED status's words, our redactor's
-                        self._failure = error_text(update.reply, self._config.redactor)
+                    self._outcome(update)
                 else:
                     self._progress(update)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
@@ -283,20 +307,27 @@ class TurnTelemetry:
         self._ended = True
         with self._bridge._live_lock:
             self._bridge._live.discard(self)
+        if is_cancellation(error):
+            error = None  # the caller stopped, or the task was canceled: no failure
         try:
             for outcome in self._assembler.close(reason):
-                self._close_calls(outcome.closed, failed=error is not None)
+                self._outcome(outcome, failed=error is not None)
             self._span_events.flush()
             self._counts.flush()
             if self._state is not None:
                 self._span.set_attribute(conv.A2A_TASK_STATE, _state_name(self._state))
+            if self._capture_content and self._recording:
+                messages = output_messages(self._output, self._reply, self._state)
+                if messages is not None:
+                    self._span.set_attribute(conv.GEN_AI_OUTPUT_MESSAGES, messages)
             if error is not None:
-                self._record_error(error)
+                message = self._safe_text(str(error))[0]
+                record_exception(self._span, error, message)
                 why = error_text(error, self._config.redactor)  # what the agent said, if a2a's
-                self._span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {why}"))
+                fail(self._span, error_type(error), f"{type(error).__name__}: {why}")
             elif self._state in _FAILED_STATES:
-                why = self._failure or _state_name(self._state)
-                self._span.set_status(Status(StatusCode.ERROR, why))
+                state = _state_name(self._state or 0)
+                fail(self._span, state, self._failure or state)
         except Exception:  # noqa: BLE001
             self._bridge.warn_once("end")
         finally:
@@ -307,14 +338,13 @@ class TurnTelemetry:
             self._tools.clear()
             self._span.end()
 
-    def _record_error(self, error: BaseException) -> None:
-        # Not span.record_exception(): an agent's exception message may quote a credential, and
-        # a stack trace is unbounded. Type, plus the message redacted and bounded.
-        message, _, _ = self._safe_text(str(error))
-        self._span.add_event(
-            "exception",
-            {"exception.type": type(error).__qualname__, "exception.message": message},
-        )
+    def _outcome(self, outcome: TurnOutcome, *, failed: bool = False) -> None:
+        """The turn ended (or its stream did): close its calls, keep its reply's text."""
+        self._close_calls(outcome.closed, failed=failed)
+        if outcome.error is not None:  # the FAILED status's words, our redactor's
+            self._failure = error_text(outcome.reply, self._config.redactor)
+        if self._capture_content and outcome.reply:
+            self._reply = self._safe_text(outcome.reply)[0]
 
     # -- turn-level bookkeeping ----------------------------------------------------------------
 
@@ -385,10 +415,17 @@ class TurnTelemetry:
                 attributes[conv.STREAM_KEY] = self._name(envelope.stream_key)
         else:
             attributes[conv.DEGRADED] = True
-        if self._capture_content:
-            text = update.fallback if update.degraded else envelope.content or ""
-            self._content(attributes, text)
+        text = update.fallback if update.degraded else envelope.content or ""
+        attributes[conv.CONTENT_SIZE] = utf8_size(text)
         tool = self._tools.get(id(call)) if call is not None else None
+        if self._capture_content:
+            self._content(attributes, text)
+            kind = Kind.TEXT if update.degraded else envelope.kind
+            if tool is not None:
+                if kind is Kind.TEXT or kind is Kind.TOOL_OUTPUT_APPEND:
+                    tool.result.add(PART_TEXT, attributes[conv.CONTENT])
+            elif kind in _OUTPUT_PARTS:
+                self._output.add(_OUTPUT_PARTS[kind], attributes[conv.CONTENT])
         (tool.events if tool is not None else self._span_events).add(name, attributes)
 
     def _safe_text(self, text: str) -> tuple[str, bool, bool]:
@@ -417,16 +454,25 @@ class TurnTelemetry:
 
     def _open_tool(self, call: CallRecord) -> None:
         tool = self._name(call.tool) if call.tool else "unknown"
+        # The callee announced its own span of this call: this one mirrors it (see announce.py).
+        view = None if self._callee else self._assembler.last_event  # the event being fed
+        callee_span = None if view is None else announced(view.message)
+        counted = callee_span is None
         if self._unsampled_tool is not None:
-            # Only the duration metric needs the call. Nothing is made current: the turn's span,
-            # current already, carries the same unsampled context.
-            self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2)
+            # Only the duration metric needs the call, and the callee's announcement (so the
+            # caller does not count it again). Made current, it changes nothing: the turn's
+            # span, current already, carries the same unsampled context.
+            unsampled = ToolSpan(self._unsampled_tool, tool, 2, counted=counted)
+            self._tools[id(call)] = unsampled
+            self._opened = [unsampled]
             return
-        attributes: dict[str, Any] = {
-            conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
-            conv.GEN_AI_TOOL_NAME: tool,
-            conv.OBSERVER: self._observer,
-        }
+        attributes: dict[str, Any] = {}
+        if counted:
+            attributes[conv.GEN_AI_OPERATION_NAME] = conv.OPERATION_EXECUTE_TOOL
+        else:
+            attributes[conv.MIRROR] = True
+        attributes[conv.GEN_AI_TOOL_NAME] = tool
+        attributes[conv.OBSERVER] = self._observer
         if _int64(call.first_seq):
             attributes[conv.SEQ_FIRST] = call.first_seq
         if call.tool_call_id:
@@ -444,35 +490,18 @@ class TurnTelemetry:
             context=self._context,
             kind=SpanKind.INTERNAL,
             attributes=attributes,
+            links=None if callee_span is None else [Link(callee_span)],
         )
         if self._config.pending_spans:
-            self._mark_pending(span, attributes)
-        opened = ToolSpan(span, tool, self._config.max_events_per_span)
+            mark_pending(self._tracer, span, tool, attributes)
+            if self._bridge.pending_export is not None:
+                self._bridge.pending_export.nudge(self._observer)
+        opened = ToolSpan(span, tool, self._config.max_events_per_span, counted=counted)
         self._tools[id(call)] = opened
         if self._opened is None:
             self._opened = [opened]
         else:
             self._opened.append(opened)
-
-    def _mark_pending(self, tool: Span, attributes: dict[str, Any]) -> None:
-        """Export at once a zero-length span under ``tool`` that says it is running.
-
-        A span is exported only when it ends: without this, a tool that runs for minutes is
-        invisible in a trace backend until then. The marker is a span of its own, exported once;
-        the tool span is never exported early.
-        """
-        now = time.time_ns()
-        name = attributes[conv.GEN_AI_TOOL_NAME]
-        marker = self._tracer.start_span(
-            f"{conv.TOOL_SPAN_PREFIX} {name}{conv.PENDING_SPAN_SUFFIX}",
-            context=trace.set_span_in_context(tool),
-            kind=SpanKind.INTERNAL,
-            attributes={**attributes, conv.PENDING: True},
-            start_time=now,
-        )
-        marker.end(end_time=now)
-        if self._bridge.pending_export is not None:
-            self._bridge.pending_export.nudge(self._observer)
 
     def _close_calls(
         self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
@@ -485,30 +514,43 @@ class TurnTelemetry:
             tool.is_open = False
             end_reason = call.end_reason or EndReason.STREAM_CLOSED
             reason = end_reason._value_
+            error = failed or end_reason in _ERROR_REASONS
             if self._recording:
-                error = failed or end_reason in _ERROR_REASONS
-                self._end_tool_span(tool.events, call, reason, error, detail)
-            self._metrics.record_duration(
-                time.monotonic() - tool.started,
-                tool=tool.name,
-                observer=self._observer,
-                end_reason=reason,
-            )
+                tool.end(
+                    self._closing(tool, call, reason, error),
+                    self._description(error, reason, detail),
+                )
+            if tool.counted:
+                self._metrics.record_duration(
+                    time.monotonic() - tool.started,
+                    tool=tool.name,
+                    observer=self._observer,
+                    end_reason=reason,
+                    error_type=reason if error else None,
+                    agent=self.agent_name,
+                )
 
-    def _end_tool_span(
-        self, events: EventBuffer, call: CallRecord, reason: str, error: bool, detail: str | None
-    ) -> None:
-        span = events.span
-        events.flush()
-        # One set_attributes call: the SDK takes the span's lock once.
+    def _description(self, error: bool, reason: str, detail: str | None) -> str | None:
+        """A failed tool span's status description: the abort reason (redacted), else the end
+        reason; None when it did not fail."""
+        if not error:
+            return None
+        return peer_name(detail, self._config.redactor) if detail else reason
+
+    def _closing(
+        self, tool: ToolSpan, call: CallRecord, reason: str, error: bool
+    ) -> dict[str, Any]:
+        """The attributes a tool span ends with."""
         attributes: dict[str, Any] = {}
         if _int64(call.last_seq):
             attributes[conv.SEQ_LAST] = call.last_seq
         if _int64(call.first_seq):
             attributes[conv.SEQ_FIRST] = call.first_seq
         attributes[conv.END_REASON] = reason
-        span.set_attributes(attributes)
         if error:
-            description = peer_name(detail, self._config.redactor) if detail else reason
-            span.set_status(Status(StatusCode.ERROR, description))
-        span.end()
+            attributes[conv.ERROR_TYPE] = reason
+        if self._capture_content:
+            result = tool_call_result(tool.result, self._config.content_max_length)
+            if result is not None:
+                attributes[conv.GEN_AI_TOOL_CALL_RESULT] = result
+        return attributes

@@ -20,6 +20,7 @@ import wrapt
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2, LegacyRequestHandler
+from a2a.types.a2a_pb2 import Message, TaskStatusUpdateEvent
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.instrumentation.utils import unwrap
@@ -28,6 +29,7 @@ from opentelemetry.trace import SpanKind
 from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
+from a2a_progress.otel.announce import announce
 from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
@@ -44,9 +46,11 @@ else:
 
 
 class _ObservedQueue(_QueueProxy):
-    """The executor's event queue: every event goes on unchanged, then the bridge sees it.
+    """The executor's event queue: the bridge sees every event, then it goes on.
 
-    The tool spans an event opens or closes change the current span of the enqueuing task.
+    An update that opens a tool span goes on with that span's context announced beside its
+    envelope (see :mod:`a2a_progress.otel.announce`); anything else goes on unchanged. The tool
+    spans an event opens or closes change the current span of the enqueuing task.
     """
 
     def __init__(self, queue: EventQueue, turn: TurnTelemetry, bridge: Bridge) -> None:
@@ -55,12 +59,24 @@ class _ObservedQueue(_QueueProxy):
         self._self_bridge = bridge
 
     async def enqueue_event(self, event: A2AEvent) -> None:
-        await self.__wrapped__.enqueue_event(event)
         opened = self._self_turn.feed(event)
+        if opened:
+            try:
+                announce(_status_message(event), opened[-1].span.get_span_context())
+            except Exception:  # noqa: BLE001 - never let telemetry fail the agent
+                self._self_bridge.warn_once("tool span announcement")
+        await self.__wrapped__.enqueue_event(event)
         try:
             tool_context.after_enqueue(opened)
         except Exception:  # noqa: BLE001 - never let telemetry fail the agent
             self._self_bridge.warn_once("tool context")
+
+
+def _status_message(event: A2AEvent) -> Message | None:
+    """The status message of a status update (the one a tool call's update carries)."""
+    if isinstance(event, TaskStatusUpdateEvent) and event.status.HasField("message"):
+        return event.status.message
+    return None
 
 
 class InstrumentedExecutor(_ExecutorProxy):

@@ -18,6 +18,11 @@ ENV_MAX_EVENTS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_MAX_EVENTS"
 ENV_SIDES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIDES"
 ENV_REDACT_PATTERNS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_PATTERNS"
 ENV_PENDING_SPANS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_PENDING_SPANS"
+ENV_INVOKE_AGENT_SPAN: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_INVOKE_AGENT_SPAN"
+ENV_SIGTERM_HANDLER: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIGTERM_HANDLER"
+# Read by every GenAI instrumentation of opentelemetry-python-contrib: operators set it once to
+# turn GenAI content on or off everywhere. Ours (ENV_CAPTURE_CONTENT) wins when both are set.
+ENV_GENAI_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +43,22 @@ def _parse_bool(value: str) -> bool | None:
     if lowered in {"0", "false", "no", "off"}:
         return False
     return None
+
+
+# Its values: contrib's older packages read "true" / "false"; opentelemetry-util-genai's enum
+# says where content goes. Ours are span attributes and span events, so any of the three
+# content modes turns it on.
+_GENAI_CONTENT_ON: Final = frozenset({"span_only", "event_only", "span_and_event"})
+_GENAI_CONTENT_OFF: Final = frozenset({"no_content"})
+
+
+def _parse_genai_capture(value: str) -> bool | None:
+    lowered = value.strip().lower()
+    if lowered in _GENAI_CONTENT_ON:
+        return True
+    if lowered in _GENAI_CONTENT_OFF:
+        return False
+    return _parse_bool(lowered)
 
 
 def _parse_int(value: str) -> int | None:
@@ -87,14 +108,20 @@ class BridgeConfig:
     ``max_events_per_span`` keeps the first half and the latest half of a span's events.
     ``pending_spans`` exports a zero-length marker span under each tool span as it opens, so a
     trace backend shows the tools running now (a span is exported only when it ends).
+    ``capture_content`` (off by default, as the GenAI conventions ask) puts redacted text on
+    spans: span event content, ``gen_ai.tool.call.result`` and ``gen_ai.output.messages``.
+    ``invoke_agent_span`` wraps each A2A call in an ``invoke_agent {agent}`` span.
+    ``sigterm_handler`` lets the instrumentation take SIGTERM when nobody else does.
     """
 
-    capture_content: bool = True
+    capture_content: bool = False
     content_max_length: int = DEFAULT_CONTENT_MAX_LENGTH
     max_events_per_span: int = DEFAULT_MAX_EVENTS
     sides: frozenset[str] = _ALL_SIDES
     redactor: Redactor = DEFAULT_REDACTOR
     pending_spans: bool = False
+    invoke_agent_span: bool = False
+    sigterm_handler: bool = True
 
     @classmethod
     def resolve(
@@ -125,11 +152,24 @@ class BridgeConfig:
         if redactor is None:
             patterns = [p for p in environ.get(ENV_REDACT_PATTERNS, "").split("\n") if p.strip()]
             redactor = _redactor_with(patterns)
+        genai_capture = environ.get(ENV_GENAI_CAPTURE_CONTENT)
+        capture_default = _parse_genai_capture(genai_capture) if genai_capture is not None else None
         return cls(
-            capture_content=bool(pick("capture_content", ENV_CAPTURE_CONTENT, _parse_bool, True)),
+            capture_content=bool(
+                pick(
+                    "capture_content",
+                    ENV_CAPTURE_CONTENT,
+                    _parse_bool,
+                    bool(capture_default),
+                )
+            ),
             content_max_length=max(16, min(max_length, HARD_LIMIT_BYTES)),
             max_events_per_span=max(2, max_events),
             sides=_sides_of(sides, environ),
             redactor=redactor,
             pending_spans=bool(pick("pending_spans", ENV_PENDING_SPANS, _parse_bool, False)),
+            invoke_agent_span=bool(
+                pick("invoke_agent_span", ENV_INVOKE_AGENT_SPAN, _parse_bool, False)
+            ),
+            sigterm_handler=bool(pick("sigterm_handler", ENV_SIGTERM_HANDLER, _parse_bool, True)),
         )

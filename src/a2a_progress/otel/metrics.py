@@ -15,13 +15,22 @@ _ACCEPTED: Final = Outcome.ACCEPTED.value
 class BridgeMetrics:
     """The bridge's instruments, created once per instrumentation."""
 
-    __slots__ = ("_duration", "_envelopes", "_kinds")
+    __slots__ = ("_duration", "_envelopes", "_invoke_agent", "_kinds")
 
     def __init__(self, meter: Meter) -> None:
+        # Bucket advice as the conventions give it (the SDK's default boundaries would put every
+        # call under 5 s in one bucket); a view configured by the application still wins.
         self._duration = meter.create_histogram(
             conv.METRIC_TOOL_DURATION,
             unit="s",
             description="Duration of tool calls observed through progress envelopes.",
+            explicit_bucket_boundaries_advisory=conv.TOOL_DURATION_BUCKETS,
+        )
+        self._invoke_agent = meter.create_histogram(
+            conv.METRIC_INVOKE_AGENT_DURATION,
+            unit="s",
+            description="Duration of remote agent invocations over A2A (invoke_agent spans).",
+            explicit_bucket_boundaries_advisory=conv.INVOKE_AGENT_DURATION_BUCKETS,
         )
         self._envelopes = meter.create_counter(
             conv.METRIC_ENVELOPES,
@@ -34,12 +43,39 @@ class BridgeMetrics:
             description="Accepted progress envelopes, by kind.",
         )
 
-    def record_duration(self, seconds: float, *, tool: str, observer: str, end_reason: str) -> None:
-        """One tool call ended after ``seconds``."""
-        self._duration.record(
-            seconds,
-            {conv.GEN_AI_TOOL_NAME: tool, conv.OBSERVER: observer, conv.END_REASON: end_reason},
-        )
+    def record_duration(
+        self,
+        seconds: float,
+        *,
+        tool: str,
+        observer: str,
+        end_reason: str,
+        error_type: str | None = None,
+        agent: str | None = None,
+    ) -> None:
+        """One tool call ended after ``seconds`` (``error_type`` when it failed; ``agent``: the
+        name of the agent that ran it, when known)."""
+        attributes = {
+            conv.GEN_AI_TOOL_NAME: tool,
+            conv.OBSERVER: observer,
+            conv.END_REASON: end_reason,
+        }
+        if error_type is not None:
+            attributes[conv.ERROR_TYPE] = error_type
+        if agent is not None:
+            attributes[conv.GEN_AI_AGENT_NAME] = agent
+        self._duration.record(seconds, attributes)
+
+    def record_invoke_agent(
+        self, seconds: float, *, agent: str | None, error_type: str | None
+    ) -> None:
+        """One remote agent invocation (an ``invoke_agent`` span) ended after ``seconds``."""
+        attributes: dict[str, str] = {}
+        if agent is not None:
+            attributes[conv.GEN_AI_AGENT_NAME] = agent
+        if error_type is not None:
+            attributes[conv.ERROR_TYPE] = error_type
+        self._invoke_agent.record(seconds, attributes)
 
     def count_envelopes(self, outcome: str, observer: str, count: int = 1) -> None:
         """``count`` working updates had this ``outcome`` (accepted, duplicate, degraded, ...)."""

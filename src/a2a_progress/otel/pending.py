@@ -15,8 +15,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from typing import Final
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Tracer
+
+from a2a_progress.otel import conventions as conv
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +31,29 @@ FLUSH_TIMEOUT_MILLIS: Final = 10_000
 everything queued and is bounded by its exporter's own timeout)."""
 
 _THREAD_NAME: Final = "a2a-progress-pending-export"
+# What a marker keeps of its tool span's attributes: never gen_ai.* (a marker is no execution:
+# a backend counting execute_tool spans must not count it).
+_MARKER_KEEPS: Final = (conv.OBSERVER, conv.STREAM_KEY, conv.SEQ_FIRST, conv.A2A_TASK_ID)
+
+
+def mark_pending(tracer: Tracer, tool: Span, name: str, attributes: Mapping[str, Any]) -> None:
+    """End at once a zero-length span under ``tool`` that says it is running.
+
+    A span is exported only when it ends: without this, a tool that runs for minutes is
+    invisible in a trace backend until then. The marker is a span of its own, exported once;
+    the tool span is never exported early. It is named ``{tool} (in progress)`` and carries no
+    ``gen_ai.*`` attribute: GenAI views must not count it as an execution.
+    """
+    now = time.time_ns()
+    kept = {key: attributes[key] for key in _MARKER_KEEPS if key in attributes}
+    marker = tracer.start_span(
+        f"{name}{conv.PENDING_SPAN_SUFFIX}",
+        context=trace.set_span_in_context(tool),
+        kind=SpanKind.INTERNAL,
+        attributes={**kept, conv.PENDING: True},
+        start_time=now,
+    )
+    marker.end(end_time=now)
 
 
 class PendingExport:

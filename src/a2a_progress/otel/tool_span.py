@@ -6,9 +6,10 @@ import time
 from collections import deque
 from typing import Any
 
-from opentelemetry.trace import Span
+from opentelemetry.trace import Span, Status, StatusCode
 
 from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.content import Collected
 
 __all__ = ["EventBuffer", "ToolSpan"]
 
@@ -46,17 +47,34 @@ class EventBuffer:
 
 
 class ToolSpan:
-    """One tool call's ``execute_tool`` span; ``is_open`` until the bridge ends it."""
+    """One tool call's ``execute_tool`` span; ``is_open`` until the bridge ends it.
 
-    __slots__ = ("events", "is_open", "name", "started")
+    ``counted``: this span is the call's execution in GenAI views (``gen_ai.operation.name``,
+    the duration metric); False for a caller's mirror of a span the callee announced.
+    ``result`` collects the tool stream's texts for ``gen_ai.tool.call.result`` (opt-in).
+    """
 
-    def __init__(self, span: Span, name: str, cap: int) -> None:
+    __slots__ = ("counted", "events", "is_open", "name", "result", "started")
+
+    def __init__(self, span: Span, name: str, cap: int, *, counted: bool = True) -> None:
         self.events = EventBuffer(span, cap)
         self.name = name
         self.started = time.monotonic()
         self.is_open = True
+        self.counted = counted
+        self.result = Collected(cap)
 
     @property
     def span(self) -> Span:
         """The ``execute_tool`` span."""
         return self.events.span
+
+    def end(self, attributes: dict[str, Any], error: str | None) -> None:
+        """End the span: its held events, then ``attributes`` in one call (the SDK takes the
+        span's lock once), then ERROR with the description ``error`` when one is given."""
+        self.events.flush()
+        span = self.events.span
+        span.set_attributes(attributes)
+        if error is not None:
+            span.set_status(Status(StatusCode.ERROR, error))
+        span.end()

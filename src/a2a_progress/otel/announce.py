@@ -1,0 +1,66 @@
+"""Counting a tool call once when both sides trace it: the callee says where its span is.
+
+A callee whose tool calls become spans announces each one to the caller in the update that
+opens it: one more key of the update's Part metadata, beside the envelope (``tfrs``), valued
+the tool span's W3C ``traceparent``. The envelope itself is unchanged, and a reader that does
+not know the key ignores it. The caller's mirror of that call then links to the callee's span
+and carries no ``gen_ai.operation.name`` and no duration metric: GenAI views count the call
+once, on the side that ran it. Without an announcement (the callee is not instrumented, or
+runs something else), the caller's span is the only record and counts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from a2a.types.a2a_pb2 import Message, Part
+from opentelemetry.trace import SpanContext, TraceFlags
+
+from a2a_progress.carrier import TFRS_KEY
+from a2a_progress.otel.conventions import WIRE_TOOL_SPAN
+
+_TRACEPARENT: Final = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
+
+
+def traceparent(context: SpanContext) -> str:
+    """The W3C ``traceparent`` of ``context``."""
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+
+
+def _envelope_part(message: Message | None) -> Part | None:
+    if message is None:
+        return None
+    part: Part
+    for part in message.parts:
+        if part.HasField("metadata") and TFRS_KEY in part.metadata:
+            return part
+    return None
+
+
+def announce(message: Message | None, context: SpanContext) -> None:
+    """Put ``context`` beside the envelope of the update whose ``message`` opened the span."""
+    part = _envelope_part(message)
+    if part is not None and context.is_valid:
+        part.metadata[WIRE_TOOL_SPAN] = traceparent(context)
+
+
+def announced(message: Message | None) -> SpanContext | None:
+    """The callee's tool span context announced in ``message``, if any (anything malformed is
+    no announcement)."""
+    part = _envelope_part(message)
+    if part is None or WIRE_TOOL_SPAN not in part.metadata:
+        return None
+    value = part.metadata[WIRE_TOOL_SPAN]
+    if not isinstance(value, str):
+        return None
+    match = _TRACEPARENT.fullmatch(value)
+    if match is None:
+        return None
+    context = SpanContext(
+        int(match[1], 16),
+        int(match[2], 16),
+        is_remote=True,
+        trace_flags=TraceFlags(int(match[3], 16)),
+    )
+    return context if context.is_valid else None
