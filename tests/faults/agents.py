@@ -188,7 +188,8 @@ def _instrument() -> None:
     if endpoint:
         exporter = OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces", timeout=2)
         provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=100))
-    A2AProgressInstrumentor().instrument(tracer_provider=provider)
+    # Content captured: the tests read what the agent said from its spans.
+    A2AProgressInstrumentor().instrument(tracer_provider=provider, capture_content=True)
     import atexit
 
     atexit.register(provider.shutdown)

@@ -94,20 +94,23 @@ class Pipeline(MemoryTelemetry):
         super().__init__(None if keep_spans else self.checker)
 
     def bridge(self, **settings: Any) -> Bridge:
-        """A bridge on this pipeline, as the instrumentor builds it, with ``settings``."""
+        """A bridge on this pipeline, as the instrumentor builds it, with ``settings`` (content
+        captured unless they say otherwise: these tests read it)."""
         return Bridge(
             self.tracer_provider.get_tracer("faults"),
             BridgeMetrics(self.meter_provider.get_meter("faults")),
-            BridgeConfig.resolve(settings, environ={}),
+            BridgeConfig.resolve({"capture_content": True, **settings}, environ={}),
         )
 
     @contextlib.contextmanager
     def instrumented(self) -> Iterator[Pipeline]:
-        """This process's a2a-sdk clients and servers instrumented on this pipeline; on exit,
-        every span must have ended exactly once, and nothing complained."""
+        """This process's a2a-sdk clients and servers instrumented on this pipeline, content
+        captured; on exit, every span must have ended exactly once, and nothing complained."""
         instrumentor = A2AProgressInstrumentor()
         instrumentor.instrument(
-            tracer_provider=self.tracer_provider, meter_provider=self.meter_provider
+            tracer_provider=self.tracer_provider,
+            meter_provider=self.meter_provider,
+            capture_content=True,
         )
         try:
             with no_complaints():

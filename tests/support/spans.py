@@ -62,12 +62,12 @@ class SpanLedger(SpanProcessor):
 @contextlib.contextmanager
 def caller_spans() -> Iterator[InMemorySpanExporter]:
     """The bridge instrumented on the caller side only (the callee's side is left alone), its
-    spans kept in the yielded exporter; uninstrumented on exit."""
+    spans kept in the yielded exporter, content captured; uninstrumented on exit."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     instrumentor = A2AProgressInstrumentor()
-    instrumentor.instrument(caller_tracer_provider=provider)
+    instrumentor.instrument(caller_tracer_provider=provider, capture_content=True)
     try:
         yield exporter
     finally:
