@@ -8,6 +8,7 @@ is skipped where the plugin is absent.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -571,7 +572,8 @@ def test_dockerfile_installs_project_and_compatible_distro() -> None:
     assert len(installs) == 1
     args = installs[0]
     assert "--no-cache-dir" in args
-    assert "." in args, "the project itself must be installed"
+    # The project itself, with the extra that brings its command line.
+    assert ".[cli]" in args, "the project itself must be installed, with its [cli] extra"
 
     (distro,) = [Requirement(a) for a in args if a.startswith("opentelemetry-distro")]
     (pin,) = distro.specifier
@@ -584,6 +586,13 @@ def test_dockerfile_installs_project_and_compatible_distro() -> None:
         if Requirement(r).name == "opentelemetry-instrumentation"
     ]
     assert instrumentation.specifier.contains(Version(pin.version), prereleases=True)
+
+
+def test_dockerfile_runs_under_an_init() -> None:
+    # As PID 1 a Python process ignores SIGTERM's default action: tini (Debian's) is PID 1.
+    assert any("apt-get install" in run and "tini" in run.split() for run in dockerfile("RUN"))
+    (entrypoint,) = dockerfile("ENTRYPOINT")
+    assert json.loads(entrypoint)[0] == "/usr/bin/tini"
 
 
 def test_dockerfile_runs_as_non_root_without_secrets() -> None:

@@ -6,6 +6,8 @@ flight ends (reason ``shutdown``) and is exported too; the exit status is the on
 has without the instrumentor; an application's own SIGTERM handler is the one that runs."""
 
 import asyncio
+import os
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
 from support.chain import BRIDGE_SCOPE, Agent, agent, request, send, start_and_leave
+from support.processes import agent_process, instrumented, otel_environment
 
 NEVER_DUE: Final = {"OTEL_BSP_SCHEDULE_DELAY": "600000"}
 DISABLED: Final = {"OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "a2a_progress"}
@@ -120,3 +123,29 @@ def test_sigterm_flushes_the_metrics_too(tmp_path: Path) -> None:
     assert status == -signal.SIGTERM
     assert {conv.METRIC_ENVELOPES, conv.METRIC_TOOL_DURATION} <= names
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs util-linux unshare")
+def test_as_pid_1_sigterm_still_ends_the_process_after_the_flush(
+    receiver: OtlpReceiver, tmp_path: Path
+) -> None:
+    # PID 1 of a new PID namespace, as in a container started without an init: the kernel
+    # ignores a signal whose action is the default, so re-raising SIGTERM would do nothing.
+    command = ["unshare", "--pid", "--fork", *instrumented("support.chain_agent", "pid1")]
+    env = otel_environment("chain-pid1", receiver.http_endpoint, "http/protobuf", **NEVER_DUE)
+    try:
+        with agent_process(command, env, tmp_path / "agent.log") as running:
+            one_finished_one_in_flight(Agent(running.url, running.process, "chain-pid1"), "pid1")
+            [pid_1] = (
+                Path(f"/proc/{running.process.pid}/task/{running.process.pid}/children")
+                .read_text()
+                .split()
+            )
+            os.kill(int(pid_1), signal.SIGTERM)
+            status = running.process.wait(30)
+    except PermissionError:
+        pytest.skip("no new PID namespace here")
+    assert status == 128 + signal.SIGTERM  # it ended, as a shell reports a SIGTERM death
+    (_, in_flight), (_, held) = turns_of(receiver, "chain-pid1")
+    assert held.parent_span_id == in_flight.span_id
+    assert held.attributes["a2a.progress.end_reason"] == "shutdown"

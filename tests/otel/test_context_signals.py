@@ -11,6 +11,7 @@ from types import FrameType
 import pytest
 from otel_support import Telemetry
 
+from a2a_progress.otel.config import ENV_SIGTERM_HANDLER
 from a2a_progress.otel.shutdown import ExitHooks
 
 
@@ -92,3 +93,20 @@ def test_a_second_instrument_starts_with_a_new_bridge(
     assert [record.getMessage() for record in caplog.records] == [
         "a2a-progress telemetry error in somewhere (logged once)"
     ]
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_the_handler_can_be_switched_off(
+    telemetry: Telemetry,
+    sigterm_restored: None,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    telemetry.uninstrument()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if how == "argument":
+        telemetry.instrument(sigterm_handler=False)
+    else:
+        monkeypatch.setenv(ENV_SIGTERM_HANDLER, "false")
+        telemetry.instrument()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -65,6 +65,6 @@ async def test_an_exception_is_named_in_full(telemetry: Telemetry) -> None:
             await call(served.card_for("grpc"))
     callee = telemetry.turn_span(CALLEE)
     assert attrs(callee)[conv.ERROR_TYPE] == f"{__name__}.QuotaExceededError"
-    assert callee.status.description == "over quota for today"
+    assert callee.status.description == "QuotaExceededError: over quota for today"
     [exception] = events(callee, conv.EXCEPTION_EVENT)
     assert exception[conv.EXCEPTION_TYPE] == f"{__name__}.QuotaExceededError"

@@ -39,6 +39,12 @@ JAEGER_UI: Final = "http://localhost:16686"
 # Hosts and ports of the docker-compose stack's collector, seen from the host or from inside.
 _COMPOSE_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1", "otel-collector"})
 _COMPOSE_PORTS: Final = frozenset({4317, 4318})
+CONTENT_NOTE: Final = (
+    "The demo captures span content (thinking, text, tool output, replies) on purpose; "
+    "a2a-progress captures none unless told: "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true "
+    "or OTEL_INSTRUMENTATION_A2A_PROGRESS_CAPTURE_CONTENT=true."
+)
 # Spans reach the receiver soon after they end, so the demo's trace is complete quickly.
 _SCHEDULE_DELAY_MS: Final = 200
 
@@ -159,8 +165,10 @@ def start_telemetry(
     for exporter in exporters:
         provider.add_span_processor(_processor(exporter))
     # Spans only: the demo exports no metrics (a no-op meter provider, chosen, not forgotten).
+    # Content capture is on: the demo's agents say nothing private, and its trace is there to be
+    # read (a library install captures none unless told; see CONTENT_NOTE).
     A2AProgressInstrumentor().instrument(
-        tracer_provider=provider, meter_provider=NoOpMeterProvider()
+        tracer_provider=provider, meter_provider=NoOpMeterProvider(), capture_content=True
     )
     return Telemetry(provider, owned=True, exports_to=[endpoint] if endpoint else [])
 

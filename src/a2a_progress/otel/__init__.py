@@ -125,7 +125,7 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             # importing a2a_progress.otel.metrics binds `metrics` in this package's namespace.
             yield kwargs.get("meter_provider") or get_meter_provider()
 
-        hooks = ExitHooks(bridge, providers)
+        hooks = ExitHooks(bridge, providers, take_sigterm=bridge.config.sigterm_handler)
         hooks.install()
         self._bridge, self._exit_hooks = bridge, hooks
 

@@ -12,7 +12,15 @@
   the open turns (``shutdown``), flushes the tracer and meter providers, then restores the
   default action and raises the signal again: the process still dies of SIGTERM, with the exit
   status it would have had. The application's own handler, or uvicorn's while it serves, is never
-  replaced; a handler installed later simply replaces this one.
+  replaced; a handler installed later simply replaces this one. Set
+  ``OTEL_INSTRUMENTATION_A2A_PROGRESS_SIGTERM_HANDLER=false`` (``sigterm_handler=False``) and it
+  is never installed.
+- As PID 1 (a container started without an init), the kernel ignores a signal whose action is
+  the default: raising SIGTERM again would do nothing, and the agent would keep serving with its
+  spans already ended. When the signal comes back unheeded, the handler ends the process itself,
+  with ``os._exit(128 + SIGTERM)`` (143, what a shell reports for a process killed by SIGTERM),
+  after the flush. Better still, run under an init (``docker run --init``, compose ``init: true``,
+  or ``tini``, as the project's Dockerfile does).
 
 The ending and flushing run in a helper thread joined for at most ``FLUSH_TIMEOUT_S`` seconds: a
 signal handler runs between two bytecodes of the main thread, which may hold a lock the exporter
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterable
@@ -42,18 +51,27 @@ class ExitHooks:
     Args:
         bridge: whose live turns end at exit.
         providers: the tracer and meter providers to flush on SIGTERM (asked when it comes).
+        take_sigterm: whether SIGTERM may be taken at all (``sigterm_handler``).
     """
 
-    def __init__(self, bridge: Bridge, providers: Callable[[], Iterable[object]]) -> None:
+    def __init__(
+        self,
+        bridge: Bridge,
+        providers: Callable[[], Iterable[object]],
+        *,
+        take_sigterm: bool = True,
+    ) -> None:
         self._bridge = bridge
         self._providers = providers
+        self._take_sigterm = take_sigterm
         self._sigterm = False
 
     def install(self) -> None:
         """Register the exit hook; take SIGTERM only if nobody handles it."""
         atexit.register(self._at_exit)
         if (
-            threading.current_thread() is threading.main_thread()
+            self._take_sigterm
+            and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
         ):
             signal.signal(signal.SIGTERM, self._on_sigterm)
@@ -89,6 +107,9 @@ class ExitHooks:
         finally:
             signal.signal(signum, signal.SIG_DFL)
             signal.raise_signal(signum)
+            # Still here: the default action was ignored (PID 1). End as the signal would have.
+            logger.warning("a2a-progress: SIGTERM's default action was ignored (PID 1?); exiting")
+            os._exit(128 + signum)
 
     def _end_and_flush(self) -> None:
         try:

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.rule import Rule
 
 from a2a_progress.cli.telemetry import (
+    CONTENT_NOTE,
     ENV_ENDPOINT,
     ENV_TRACES_ENDPOINT,
     Telemetry,
@@ -90,6 +91,7 @@ def show_trace(
         markup=False,
         highlight=False,
     )
+    console.print(CONTENT_NOTE, style="dim", markup=False, highlight=False)
     _where_else(telemetry, trace_id, console)
 
 
