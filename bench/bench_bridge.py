@@ -133,8 +133,8 @@ class InProcessArms:
             turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics)
         elif instrumented:
             options: dict[str, Any] = {"meter_provider": meters, "tracer_provider": provider}
-            if name == "content_off":
-                options["capture_content"] = False
+            # Content capture is off by default: the arms say which they measure.
+            options["capture_content"] = name != "content_off"
             self._instrumentor.instrument(**options)
         try:
             measured = measure(lambda: self._runner.run(self._turns(served, turn, turns)))
@@ -291,13 +291,12 @@ def _check_metrics(reader: InMemoryMetricReader, turns: int, tools: int) -> None
                             found[key] = found.get(key, 0) + point.value
                     elif metric.name == "gen_ai.execute_tool.duration":
                         found[key] = found.get(key, 0) + point.count
+    # Both sides count the envelopes; each tool call's duration is recorded once, by the callee
+    # that ran it (the caller mirrors a call the callee announced, uncounted).
     wanted = {
-        (name, side): count
+        ("a2a.progress.envelopes", side): turns * tools * UPDATES_PER_TOOL
         for side in ("caller", "callee")
-        for name, count in (
-            ("a2a.progress.envelopes", turns * tools * UPDATES_PER_TOOL),
-            ("gen_ai.execute_tool.duration", turns * tools),
-        )
     }
+    wanted["gen_ai.execute_tool.duration", "callee"] = turns * tools
     if found != wanted:
         raise AssertionError(f"metrics {found}, expected {wanted}")

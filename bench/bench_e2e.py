@@ -75,6 +75,7 @@ class Telemetry:
             "caller_tracer_provider": self.caller,
             "callee_tracer_provider": self.callee,
             "meter_provider": self.meters,
+            "capture_content": True,  # off by default; the figures have always measured it on
         }
 
     def shutdown(self, *, dead: bool) -> None:

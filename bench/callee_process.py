@@ -54,7 +54,9 @@ async def _serve(arm: str) -> None:
             ]
         )
         if arm == "ours":
-            A2AProgressInstrumentor().instrument(tracer_provider=spans, meter_provider=meters)
+            A2AProgressInstrumentor().instrument(
+                tracer_provider=spans, meter_provider=meters, capture_content=True
+            )
         else:
             floor = FloorObserver(
                 spans.get_tracer("a2a_progress.bench.floor"),

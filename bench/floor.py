@@ -33,13 +33,21 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.metrics import BridgeMetrics
 from agent import TOOLS, UPDATES_PER_TOOL, TurnResult, call_id, request
 
+AGENT_NAME = "bench agent"
+
 
 def _tool_attributes(
     index: int, observer: str, seq: int, task_id: str, context_id: str
 ) -> dict[str, Any]:
     call = call_id(task_id, index)
+    # The callee's span is the execution; the caller's mirrors it (the callee announced it).
+    counted = (
+        {conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL}
+        if observer == conv.OBSERVER_CALLEE
+        else {conv.MIRROR: True}
+    )
     return {
-        conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
+        **counted,
         conv.GEN_AI_TOOL_NAME: TOOLS[index % len(TOOLS)],
         conv.OBSERVER: observer,
         conv.SEQ_FIRST: seq,
@@ -78,17 +86,21 @@ class _Side:
         seq, step, index = number + 1, number % UPDATES_PER_TOOL, number // UPDATES_PER_TOOL
         if step == 1:
             self.started, self.seq_first = time.monotonic(), seq
-        elif step == 3:
+        elif step == 3 and self.observer == conv.OBSERVER_CALLEE:  # counted once, by the callee
             self.metrics.record_duration(
                 time.monotonic() - self.started,
                 tool=TOOLS[index % len(TOOLS)],
                 observer=self.observer,
                 end_reason="done",
+                agent=AGENT_NAME,
             )
         if not self.recording:
             return
         if step == 0:
-            self.turn.add_event(conv.EVENT_THINKING, {conv.SEQ: seq, conv.CONTENT: content})
+            self.turn.add_event(
+                conv.EVENT_THINKING,
+                {conv.SEQ: seq, conv.CONTENT_SIZE: len(content), conv.CONTENT: content},
+            )
         elif step == 1:
             attributes = _tool_attributes(index, self.observer, seq, self.task_id, self.context_id)
             self.tool = self.tracer.start_span(
@@ -102,7 +114,10 @@ class _Side:
                     trace.set_span_in_context(self.tool, self.turn_context)
                 )
         elif step == 2:
-            self.turn.add_event(conv.EVENT_TEXT, {conv.SEQ: seq, conv.CONTENT: content})
+            self.turn.add_event(
+                conv.EVENT_TEXT,
+                {conv.SEQ: seq, conv.CONTENT_SIZE: len(content), conv.CONTENT: content},
+            )
         elif self.tool is not None:
             self.tool.set_attributes(
                 {conv.SEQ_LAST: seq, conv.SEQ_FIRST: self.seq_first, conv.END_REASON: "done"}
@@ -143,7 +158,7 @@ class FloorObserver:
                 conv.A2A_METHOD_NAME: conv.METHOD_SEND_STREAMING,
                 conv.A2A_TASK_ID: task_id,
                 conv.GEN_AI_CONVERSATION_ID: context_id,
-                conv.GEN_AI_AGENT_NAME: "bench agent",
+                conv.GEN_AI_AGENT_NAME: AGENT_NAME,
             },
         )
         side = _Side(self._tracer, self._metrics, conv.OBSERVER_CALLEE, span, current=True)

@@ -25,6 +25,7 @@ from opentelemetry.trace import (
     Link,
     NonRecordingSpan,
     Span,
+    SpanContext,
     SpanKind,
     Tracer,
 )
@@ -216,6 +217,9 @@ class TurnTelemetry:
         )
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
+        # The callee's tool span just opened, for the caller (see announce.py); the callee's
+        # queue takes it (and sets None) as it passes the update on.
+        self.announcement: SpanContext | None = None
         self._context = trace.set_span_in_context(span)
         self._task_id: str | None = None
         self._context_id: str | None = None
@@ -460,11 +464,11 @@ class TurnTelemetry:
         counted = callee_span is None
         if self._unsampled_tool is not None:
             # Only the duration metric needs the call, and the callee's announcement (so the
-            # caller does not count it again). Made current, it changes nothing: the turn's
-            # span, current already, carries the same unsampled context.
-            unsampled = ToolSpan(self._unsampled_tool, tool, 2, counted=counted)
-            self._tools[id(call)] = unsampled
-            self._opened = [unsampled]
+            # caller does not count it again). Nothing is made current: the turn's span, current
+            # already, carries the same unsampled context.
+            self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2, counted=counted)
+            if self._callee:
+                self.announcement = self._unsampled_tool.get_span_context()
             return
         attributes: dict[str, Any] = {}
         if counted:
@@ -496,6 +500,8 @@ class TurnTelemetry:
             mark_pending(self._tracer, span, tool, attributes)
             if self._bridge.pending_export is not None:
                 self._bridge.pending_export.nudge(self._observer)
+        if self._callee:
+            self.announcement = span.get_span_context()
         opened = ToolSpan(span, tool, self._config.max_events_per_span, counted=counted)
         self._tools[id(call)] = opened
         if self._opened is None:

@@ -59,10 +59,12 @@ class _ObservedQueue(_QueueProxy):
         self._self_bridge = bridge
 
     async def enqueue_event(self, event: A2AEvent) -> None:
-        opened = self._self_turn.feed(event)
-        if opened:
+        turn = self._self_turn
+        opened = turn.feed(event)
+        if turn.announcement is not None:
+            context, turn.announcement = turn.announcement, None
             try:
-                announce(_status_message(event), opened[-1].span.get_span_context())
+                announce(_status_message(event), context)
             except Exception:  # noqa: BLE001 - never let telemetry fail the agent
                 self._self_bridge.warn_once("tool span announcement")
         await self.__wrapped__.enqueue_event(event)
