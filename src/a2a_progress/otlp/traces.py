@@ -96,6 +96,9 @@ class TraceCollector:
         self._clock = clock
         self._lock = threading.Lock()
         self._traces: OrderedDict[bytes, _Trace] = OrderedDict()
+        # The handed-out traces, oldest first: the first forgotten (found without a scan, so a
+        # request of thousands of traces costs as many evictions, not their square).
+        self._done: OrderedDict[bytes, None] = OrderedDict()
         self._forced: list[CompletedTrace] = []
 
     def add(self, request: ExportTraceServiceRequest) -> None:
@@ -169,22 +172,23 @@ class TraceCollector:
         trace.has_root = trace.has_root or any(not span.parent_span_id for span in spans)
         trace.last_arrival = now
         trace.done = False
+        self._done.pop(trace_id, None)
         if trace.spans >= self._max_spans or trace.size >= self._max_bytes:
             self._forced.append(self._hand_out(trace_id, trace))
             self._forget(trace_id)
 
     def _evict_one(self) -> None:
         """Forget the oldest handed-out trace, or hand out the oldest open one early."""
-        for trace_id, trace in self._traces.items():
-            if trace.done:
-                self._forget(trace_id)
-                return
+        if self._done:
+            self._forget(next(iter(self._done)))
+            return
         trace_id, trace = next(iter(self._traces.items()))
         self._forced.append(self._hand_out(trace_id, trace))
         self._forget(trace_id)
 
     def _forget(self, trace_id: bytes) -> None:
         self._bytes -= self._traces.pop(trace_id).size
+        self._done.pop(trace_id, None)
 
     def _hand_out(self, trace_id: bytes, trace: _Trace) -> CompletedTrace:
         every = ExportTraceServiceRequest(resource_spans=trace.resource_spans)
@@ -194,6 +198,7 @@ class TraceCollector:
         late = trace.spans - trace.handed_out if trace.handed_out else 0
         trace.handed_out = trace.spans
         trace.done = True
+        self._done[trace_id] = None
         return CompletedTrace(
             trace_id=trace_id.hex(),
             spans=tuple(spans_of(every)),
