@@ -83,6 +83,14 @@ _RESPONSES: Final[dict[type[Message], type[Message]]] = {
     ExportMetricsServiceRequest: ExportMetricsServiceResponse,
     ExportLogsServiceRequest: ExportLogsServiceResponse,
 }
+_JSON_KINDS: Final[dict[type, str]] = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 # OTLP/JSON writes these ids as hex, where protobuf's JSON mapping of bytes is base64.
 _ID_FIELDS: Final = frozenset({"traceId", "spanId", "parentSpanId"})
 
@@ -102,7 +110,7 @@ def parse_request(request_type: type[ExportRequest], body: bytes, is_json: bool)
     except RecursionError:
         raise ValueError("the JSON body nests too deeply") from None
     if not isinstance(document, dict):
-        raise ValueError(f"the JSON body is {type(document).__name__}, not an object")
+        raise ValueError(f"the JSON body is {_JSON_KINDS.get(type(document))}, not an object")
     _convert_ids(document, _hex_to_base64)
     # OTLP/JSON receivers must ignore fields they do not know.
     json_format.ParseDict(document, request, ignore_unknown_fields=True)
