@@ -75,7 +75,8 @@ class Telemetry:
             "caller_tracer_provider": self.caller,
             "callee_tracer_provider": self.callee,
             "meter_provider": self.meters,
-            "capture_content": True,  # off by default; the figures have always measured it on
+            # Content capture stays off, the default: what a deployment runs (the in-process
+            # figures measure it on and off).
         }
 
     def shutdown(self, *, dead: bool) -> None:
@@ -156,10 +157,10 @@ class Bench:
             metrics = BridgeMetrics(telemetry.meters.get_meter("a2a_progress.bench.floor"))
             callee = telemetry.callee.get_tracer("a2a_progress.bench.floor")
             caller = telemetry.caller.get_tracer("a2a_progress.bench.floor")
-            agent = ScriptedAgent(observer=FloorObserver(callee, metrics).turn)
+            agent = ScriptedAgent(observer=FloorObserver(callee, metrics, content=False).turn)
 
             def turn(client: Any, tools: int) -> Awaitable[TurnResult]:
-                return floor_turn(client, tools, caller, metrics)
+                return floor_turn(client, tools, caller, metrics, content=False)
 
             try:
                 cpu, wall = self.runner.run(self._serve_and_run(agent, turn))

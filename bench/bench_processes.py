@@ -168,7 +168,7 @@ def floor_caller(telemetry: Telemetry) -> TurnRunner:
     metrics = BridgeMetrics(telemetry.meters.get_meter("a2a_progress.bench.floor"))
 
     def turn(client: Any, tools: int) -> Awaitable[TurnResult]:
-        return floor_turn(client, tools, tracer, metrics)
+        return floor_turn(client, tools, tracer, metrics, content=False)
 
     return turn
 

@@ -54,13 +54,13 @@ async def _serve(arm: str) -> None:
             ]
         )
         if arm == "ours":
-            A2AProgressInstrumentor().instrument(
-                tracer_provider=spans, meter_provider=meters, capture_content=True
-            )
+            # Content capture off, the default (as the caller's, bench_e2e.Telemetry).
+            A2AProgressInstrumentor().instrument(tracer_provider=spans, meter_provider=meters)
         else:
             floor = FloorObserver(
                 spans.get_tracer("a2a_progress.bench.floor"),
                 BridgeMetrics(meters.get_meter("a2a_progress.bench.floor")),
+                content=False,
             )
             agent = ScriptedAgent(observer=floor.turn)
         providers += [spans, meters]

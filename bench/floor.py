@@ -27,9 +27,11 @@ from a2a.server.agent_execution import RequestContext
 from a2a.types import TaskState
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.trace import Span, SpanKind, Tracer
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Tracer
 
 from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.config import DEFAULT_MAX_EVENTS
+from a2a_progress.otel.content import PART_REASONING, PART_TEXT, Collected, output_messages
 from a2a_progress.otel.metrics import BridgeMetrics
 from agent import TOOLS, UPDATES_PER_TOOL, TurnResult, call_id, request
 
@@ -65,14 +67,24 @@ class _Side:
     """
 
     def __init__(
-        self, tracer: Tracer, metrics: BridgeMetrics, observer: str, turn: Span, *, current: bool
+        self,
+        tracer: Tracer,
+        metrics: BridgeMetrics,
+        observer: str,
+        turn: Span,
+        *,
+        current: bool,
+        content: bool,
     ) -> None:
         self.tracer, self.metrics, self.observer, self.turn = tracer, metrics, observer, turn
+        self.content = content
         self.turn_context = trace.set_span_in_context(turn)
         self.current = current
         # Unsampled: no span event, no tool span (its context would be the turn's), only the
         # duration metric: what the bridge does for a turn the sampler dropped.
         self.recording = turn.is_recording()
+        # The turn's reasoning and text, for gen_ai.output.messages (content on, as here).
+        self.output = Collected(DEFAULT_MAX_EVENTS)
         self.tool: Span | None = None
         self.tool_token: object | None = None
         self.started = 0.0
@@ -97,10 +109,7 @@ class _Side:
         if not self.recording:
             return
         if step == 0:
-            self.turn.add_event(
-                conv.EVENT_THINKING,
-                {conv.SEQ: seq, conv.CONTENT_SIZE: len(content), conv.CONTENT: content},
-            )
+            self._event(conv.EVENT_THINKING, PART_REASONING, seq, content)
         elif step == 1:
             attributes = _tool_attributes(index, self.observer, seq, self.task_id, self.context_id)
             self.tool = self.tracer.start_span(
@@ -108,16 +117,14 @@ class _Side:
                 context=self.turn_context,
                 kind=SpanKind.INTERNAL,
                 attributes=attributes,
+                links=self._callee_link(index),
             )
             if self.current:
                 self.tool_token = otel_context.attach(
                     trace.set_span_in_context(self.tool, self.turn_context)
                 )
         elif step == 2:
-            self.turn.add_event(
-                conv.EVENT_TEXT,
-                {conv.SEQ: seq, conv.CONTENT_SIZE: len(content), conv.CONTENT: content},
-            )
+            self._event(conv.EVENT_TEXT, PART_TEXT, seq, content)
         elif self.tool is not None:
             self.tool.set_attributes(
                 {conv.SEQ_LAST: seq, conv.SEQ_FIRST: self.seq_first, conv.END_REASON: "done"}
@@ -128,9 +135,31 @@ class _Side:
                 self.tool_token = None
             self.tool = None
 
+    def _event(self, name: str, part: str, seq: int, content: str) -> None:
+        """A thinking or text event on the turn span; its content, when captured, is kept for
+        the turn's gen_ai.output.messages too."""
+        attributes: dict[str, Any] = {conv.SEQ: seq, conv.CONTENT_SIZE: len(content)}
+        if self.content:
+            attributes[conv.CONTENT] = content
+            self.output.add(part, content)
+        self.turn.add_event(name, attributes)
+
+    def _callee_link(self, index: int) -> list[Link] | None:
+        """The caller's mirror links to the callee's span of the call (the bridge reads it from
+        the callee's announcement; the floor makes one of the same shape, reading nothing)."""
+        if self.observer != conv.OBSERVER_CALLER:
+            return None
+        turn = self.turn.get_span_context()
+        callee = SpanContext(turn.trace_id, index + 1, is_remote=True, trace_flags=turn.trace_flags)
+        return [Link(callee)]
+
     def end(self) -> None:
         """Count the turn's envelopes (once, as the bridge batches them) and end its span."""
         updates = self.updates
+        if self.recording and self.content:
+            reply = f"ran {updates // UPDATES_PER_TOOL} tools"  # what the agent completes with
+            messages = output_messages(self.output, reply, TaskState.TASK_STATE_COMPLETED)
+            self.turn.set_attribute(conv.GEN_AI_OUTPUT_MESSAGES, messages or "")
         self.metrics.count_envelopes("accepted", self.observer, updates)
         kinds = (("thinking", updates // 4), ("tool_call", updates // 2), ("text", updates // 4))
         for kind, count in kinds:
@@ -140,10 +169,11 @@ class _Side:
 
 
 class FloorObserver:
-    """The callee's floor, driven by the benchmark agent (ScriptedAgent's ``observer``)."""
+    """The callee's floor, driven by the benchmark agent (ScriptedAgent's ``observer``);
+    ``content``: whether it records content, as the bridge's capture_content."""
 
-    def __init__(self, tracer: Tracer, metrics: BridgeMetrics) -> None:
-        self._tracer, self._metrics = tracer, metrics
+    def __init__(self, tracer: Tracer, metrics: BridgeMetrics, *, content: bool = True) -> None:
+        self._tracer, self._metrics, self._content = tracer, metrics, content
 
     def turn(self, context: RequestContext) -> CalleeTurn:
         """Open the SERVER span in the caller's propagated context and make it current."""
@@ -161,7 +191,14 @@ class FloorObserver:
                 conv.GEN_AI_AGENT_NAME: AGENT_NAME,
             },
         )
-        side = _Side(self._tracer, self._metrics, conv.OBSERVER_CALLEE, span, current=True)
+        side = _Side(
+            self._tracer,
+            self._metrics,
+            conv.OBSERVER_CALLEE,
+            span,
+            current=True,
+            content=self._content,
+        )
         side.task_id, side.context_id = task_id, context_id
         return CalleeTurn(side, otel_context.attach(side.turn_context))
 
@@ -180,8 +217,11 @@ class CalleeTurn:
         self._side.end()
 
 
-async def floor_turn(client: Any, tools: int, tracer: Tracer, metrics: BridgeMetrics) -> TurnResult:
-    """:func:`agent.run_turn` with the caller's floor telemetry."""
+async def floor_turn(
+    client: Any, tools: int, tracer: Tracer, metrics: BridgeMetrics, *, content: bool = True
+) -> TurnResult:
+    """:func:`agent.run_turn` with the caller's floor telemetry (``content``: as
+    :class:`FloorObserver`)."""
     span = tracer.start_span(
         conv.METHOD_SEND_STREAMING,
         kind=SpanKind.CLIENT,
@@ -191,7 +231,7 @@ async def floor_turn(client: Any, tools: int, tracer: Tracer, metrics: BridgeMet
             conv.SERVER_ADDRESS: "in-process",
         },
     )
-    side = _Side(tracer, metrics, conv.OBSERVER_CALLER, span, current=False)
+    side = _Side(tracer, metrics, conv.OBSERVER_CALLER, span, current=False, content=content)
     token = otel_context.attach(side.turn_context)
     headers: dict[str, str] = {}
     propagate.inject(headers)
