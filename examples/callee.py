@@ -1,4 +1,4 @@
-"""A callee that reports its progress: thinking, a tool call, text, then the reply.
+"""A callee that reports its progress: thinking, tool calls (one fails), text, then the reply.
 
 Run it, then ask it something with ``caller.py`` (or ``a2a-progress watch``):
 
@@ -23,13 +23,26 @@ async def check_ci() -> str:
     return "red (2 failing tests)"
 
 
+async def read_dashboard() -> str:
+    raise TimeoutError("the dashboard timed out after 1s")  # a tool that fails
+
+
 class ResearchAgent(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = await open_task(context, event_queue)  # enqueues the new task, SUBMITTED
         async with ProgressEmitter(updater) as progress:  # open calls end "aborted" on errors
             await progress.thinking("The user wants the deploy status; check CI first.")
-            async with progress.tool_call("ci_status", tool_call_id="call-1"):  # running … done
+            async with progress.tool_call("ci_status", tool_call_id="call-1"):  # running, done
                 status = await check_ci()
+            if not status:  # nothing to go on: the turn fails, and says why
+                await progress.failed("CI did not answer, so the cause is unknown.")
+                return
+            call = await progress.tool_call("dashboard", tool_call_id="call-2")  # running
+            try:
+                await read_dashboard()
+                await call.done()
+            except TimeoutError as error:
+                await call.aborted(str(error))  # report the failed tool, and go on
             await progress.text(f"CI is {status}")
             await progress.complete(f"The deploy is blocked: CI is {status}.")
 

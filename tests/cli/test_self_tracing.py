@@ -7,47 +7,18 @@ callee's turn is a root of its own; traced, it hangs under the watcher's call in
 
 from __future__ import annotations
 
-import contextlib
 import re
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
-from support.examples import EXAMPLES, SERVING, TIMEOUT, environment
-from support.processes import BIN, free_port, stop
+from support.examples import TIMEOUT, environment, serving
+from support.processes import BIN, free_port
 
 CLI: Final = str(BIN / "a2a-progress")
 CALL: Final = "SendStreamingMessage"
 SENT: Final = re.compile(r"^a2a-progress: trace (?P<id>[0-9a-f]{32}) sent to (?P<url>\S+)$", re.M)
-
-
-@contextlib.contextmanager
-def instrumented_callee(receiver: OtlpReceiver) -> Iterator[str]:
-    """``examples/callee.py`` under opentelemetry-instrument, exporting to ``receiver``."""
-    env = environment(
-        OTEL_SERVICE_NAME="research-agent",
-        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
-        OTEL_METRICS_EXPORTER="none",
-        OTEL_LOGS_EXPORTER="none",
-        OTEL_BSP_SCHEDULE_DELAY="100",
-        OTEL_INSTRUMENTATION_A2A_SDK_ENABLED="false",
-    )
-    command = [str(BIN / "opentelemetry-instrument"), sys.executable, str(EXAMPLES / "callee.py")]
-    process = subprocess.Popen(
-        [*command, "--port", "0"], env=env, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if found := SERVING.search(line):
-                yield found.group(1)
-                break
-    finally:
-        stop(process)
 
 
 def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -77,7 +48,10 @@ def ancestors(spans: list[ReceivedSpan], span: ReceivedSpan) -> list[str]:
 
 
 def test_watch_otlp_puts_the_agents_turn_under_the_watchers_call() -> None:
-    with OtlpReceiver(grpc_port=None) as receiver, instrumented_callee(receiver) as url:
+    with (
+        OtlpReceiver(grpc_port=None) as receiver,
+        serving("callee.py", instrumented_to=receiver.http_endpoint) as url,
+    ):
         done = cli("watch", url, "Why is the deploy blocked?", "--otlp", receiver.http_endpoint)
         assert done.returncode == 0, done.stderr
         [sent] = SENT.finditer(done.stderr)
@@ -101,13 +75,17 @@ def test_watch_otlp_puts_the_agents_turn_under_the_watchers_call() -> None:
     assert (turn.trace_id, turn.parent_span_id) == (root.trace_id, call.span_id)
     tools = {(s.service_name, s.name) for s in spans if s.name.startswith("execute_tool")}
     assert tools == {
-        ("a2a-progress-watch", "execute_tool ci_status"),
-        ("research-agent", "execute_tool ci_status"),
+        (service, f"execute_tool {tool}")
+        for service in ("a2a-progress-watch", "research-agent")
+        for tool in ("ci_status", "dashboard")
     }
 
 
 def test_watch_otlp_where_nothing_listens_says_so_and_watches_untraced() -> None:
-    with OtlpReceiver(grpc_port=None) as receiver, instrumented_callee(receiver) as url:
+    with (
+        OtlpReceiver(grpc_port=None) as receiver,
+        serving("callee.py", instrumented_to=receiver.http_endpoint) as url,
+    ):
         dead = f"http://127.0.0.1:{free_port()}"
         done = cli("watch", url, "Why?", "--otlp", dead)
     assert done.returncode == 0, done.stderr
@@ -119,7 +97,10 @@ def test_watch_otlp_where_nothing_listens_says_so_and_watches_untraced() -> None
 
 
 def test_watch_under_opentelemetry_instrument_joins_the_trace_too() -> None:
-    with OtlpReceiver(grpc_port=None) as receiver, instrumented_callee(receiver) as url:
+    with (
+        OtlpReceiver(grpc_port=None) as receiver,
+        serving("callee.py", instrumented_to=receiver.http_endpoint) as url,
+    ):
         done = subprocess.run(
             [str(BIN / "opentelemetry-instrument"), CLI, "watch", url, "Why?"],
             env=environment(

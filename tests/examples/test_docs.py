@@ -48,7 +48,7 @@ def test_the_doc_lists_every_field_watch_writes_and_no_other() -> None:
     error_code, errors = watch_json(unreachable, "anyone?")
 
     assert code == 0
-    assert [obj["type"] for obj in objects] == ["progress"] * 4 + ["outcome"]
+    assert [obj["type"] for obj in objects] == ["progress"] * 6 + ["outcome"]
     assert error_code == 7
     [error] = errors
     progress = objects[:-1]

@@ -22,7 +22,9 @@ CALLEE_OUTPUT: Final = """\
   1 thinking           running  The user wants the deploy status; check CI first.
   2 tool_call          running  Calling tool ci_status
   3 tool_call          done     Tool ci_status finished
-  4 text               running  CI is red (2 failing tests)
+  4 tool_call          running  Calling tool dashboard
+  5 tool_call          aborted  Tool dashboard aborted: the dashboard timed out after 1s
+  6 text               running  CI is red (2 failing tests)
 completed: The deploy is blocked: CI is red (2 failing tests).
 """
 HANDWRITTEN_OUTPUT: Final = """\
@@ -104,14 +106,19 @@ def test_zero_code_script_makes_one_trace_of_two_services() -> None:
         assert done.stdout == CALLEE_OUTPUT
         # The script stops the callee on exit; it flushed its spans before it ended.
         spans = receiver.wait_for_spans(
-            lambda spans: bool(_tools(spans, "research-agent") and _tools(spans, "research-caller"))
+            lambda spans: all(
+                len(_tools(spans, service)) == 2
+                for service in ("research-agent", "research-caller")
+            )
         )
-    [caller_tool] = _tools(spans, "research-caller")
-    [callee_tool] = _tools(spans, "research-agent")
-    for tool in (caller_tool, callee_tool):
-        assert tool.name == "execute_tool ci_status"
-        assert tool.attributes["a2a.progress.end_reason"] == "done"
-    assert caller_tool.trace_id == callee_tool.trace_id
+    for service in ("research-caller", "research-agent"):
+        ci, dashboard = sorted(_tools(spans, service), key=lambda span: span.name)
+        assert ci.name == "execute_tool ci_status"
+        assert ci.attributes["a2a.progress.end_reason"] == "done"
+        assert dashboard.name == "execute_tool dashboard"
+        assert dashboard.attributes["a2a.progress.end_reason"] == "aborted"
+        assert dashboard.status_message == "the dashboard timed out after 1s"
+    assert len({span.trace_id for span in bridge_spans(spans)}) == 1
     # a2a-sdk's own tracing is off (the script's default): none of its spans was exported.
     assert [s.name for s in spans if s.scope_name == SDK_SCOPE] == []
 

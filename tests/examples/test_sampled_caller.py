@@ -13,7 +13,9 @@ from support.examples import EXAMPLES, TIMEOUT, environment, serving
 from support.otlp import bridge_spans
 
 TURNS = 24
-UPDATES_PER_TURN = 4  # examples/callee.py: thinking, tool call start and done, text
+# examples/callee.py: thinking, ci_status start and done, dashboard start and aborted, text
+UPDATES_PER_TURN = 6
+TOOLS_PER_TURN = 2
 
 
 def test_a_ratio_sampler_traces_some_turns_and_the_metrics_count_all() -> None:
@@ -34,7 +36,8 @@ def test_a_ratio_sampler_traces_some_turns_and_the_metrics_count_all() -> None:
     tools = [s for s in spans if s.name.startswith(conv.TOOL_SPAN_PREFIX)]
     # P(all or none of 24 traced) = 2 / 2**24.
     assert 0 < len(calls) < TURNS
-    assert sorted(t.parent_span_id for t in tools) == sorted(c.span_id for c in calls)
+    parents = sorted(c.span_id for c in calls for _ in range(TOOLS_PER_TURN))
+    assert sorted(t.parent_span_id for t in tools) == parents
 
     def last(name: str, **attributes: str) -> float | int | None:
         found = [

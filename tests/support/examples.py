@@ -29,15 +29,36 @@ def environment(**extra: str) -> dict[str, str]:
     return without_otel(PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra)
 
 
+def exporting_to(endpoint: str, service: str) -> dict[str, str]:
+    """The ``OTEL_*`` settings of the tutorial's step 4: traces over OTLP/HTTP to ``endpoint``."""
+    return {
+        "OTEL_SERVICE_NAME": service,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_LOGS_EXPORTER": "none",
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+    }
+
+
 @contextlib.contextmanager
-def serving(example: str, *, exit_codes: tuple[int, ...] = (0,)) -> Iterator[str]:
+def serving(
+    example: str, *, exit_codes: tuple[int, ...] = (0,), instrumented_to: str | None = None
+) -> Iterator[str]:
     """Run ``examples/<example>`` on a free port; its base URL, from the line it logs.
 
     SIGTERM stops it; it must exit with one of ``exit_codes`` (uvicorn run on its own, without
-    ``serve_forever``, ends by the signal it caught: ``-SIGTERM``)."""
+    ``serve_forever``, ends by the signal it caught: ``-SIGTERM``). ``instrumented_to``: run it
+    under ``opentelemetry-instrument`` as service ``research-agent``, exporting traces there."""
+    command = [sys.executable, str(EXAMPLES / example), "--port", "0"]
+    otel: dict[str, str] = {}
+    if instrumented_to is not None:
+        command = [str(BIN / "opentelemetry-instrument"), *command]
+        otel = exporting_to(instrumented_to, "research-agent")
     process = subprocess.Popen(
-        [sys.executable, str(EXAMPLES / example), "--port", "0"],
-        env=environment(),
+        command,
+        env=environment(**otel),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
