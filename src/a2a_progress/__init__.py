@@ -1,9 +1,9 @@
 """a2a-progress: structured progress envelopes for A2A agents, and an OpenTelemetry bridge.
 
-Callee side: :class:`ProgressEmitter` puts one v1 envelope in each WORKING status update.
-Caller side: :func:`follow` (or :class:`ProgressAssembler`) turns any A2A event stream into
-ordered, de-duplicated :class:`ProgressUpdate` values and a final :class:`TurnOutcome`.
-Telemetry: :class:`a2a_progress.otel.A2AProgressInstrumentor` (imported on demand).
+Callee side: `ProgressEmitter` puts one v1 envelope in each WORKING status update.
+Caller side: `follow` (or `ProgressAssembler`) turns any A2A event stream into
+ordered, de-duplicated `ProgressUpdate` values and a final `TurnOutcome`.
+Telemetry: `a2a_progress.otel.A2AProgressInstrumentor` (imported on demand).
 """
 
 from a2a_progress.carrier import TFRS_KEY, envelope_part, message_text, read_envelope

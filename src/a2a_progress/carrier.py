@@ -1,8 +1,8 @@
 """Where an envelope lives on the A2A wire: ``Part(text=fallback, metadata={"tfrs": ...})``.
 
 Builds that Part, and reads the envelope back from a Part, Message, status update, Task or
-``StreamResponse`` without ever changing what it reads. :func:`view_event` is the one place that
-unpacks the A2A event union: everything above the wire reads an :class:`EventView`.
+``StreamResponse`` without ever changing what it reads. `view_event` is the one place that
+unpacks the A2A event union: everything above the wire reads an `EventView`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from a2a_progress.envelope import (
 )
 
 TFRS_KEY: Final = "tfrs"
-"""The fixed metadata key that carries the envelope (spec E1)."""
+"""The fixed metadata key that carries the envelope."""
 
 # a2a-sdk 1.3's SSE client splits lines like str.splitlines(), so also at U+0085, U+2028 and
 # U+2029, which JSON leaves unescaped: one of them anywhere in a Part cuts the event in two and
@@ -49,10 +49,10 @@ def text_part(text: str) -> Part:
 
 
 def envelope_part(envelope_json: str, fallback: str) -> Part:
-    """The one Part of a working update: the text fallback beside the envelope (spec rule 2).
+    """The one Part of a working update: the text fallback beside the envelope.
 
-    Raises :class:`OversizeEnvelopeError` when escaping line separators took the envelope over
-    :data:`HARD_LIMIT_BYTES`.
+    Raises `OversizeEnvelopeError` when escaping line separators took the envelope over
+    `HARD_LIMIT_BYTES`.
     """
     escaped = envelope_json.translate(_JSON_ESCAPES)
     if len(escaped) != len(envelope_json) and utf8_size(escaped) > HARD_LIMIT_BYTES:
@@ -73,7 +73,7 @@ def carries_envelope(parts: Sequence[Part]) -> bool:
 
 
 def raw_envelope(part: Part) -> object:
-    """The value under ``metadata["tfrs"]`` (any JSON type), or :data:`None` when absent.
+    """The value under ``metadata["tfrs"]`` (any JSON type), or `None` when absent.
 
     Tests for the key first: indexing a Struct with a missing key inserts it. A JSON null value
     also gives None; readers decode that as a rejected (not a missing) envelope.
@@ -92,10 +92,10 @@ def message_text(message: Message, delimiter: str = "\n") -> str:
 def read_message(message: Message) -> Envelope | Rejected | None:
     """The envelope of a message: from its first Part that carries one, else None.
 
-    At most one envelope per update (spec rule 1): later envelope-bearing Parts are ignored.
+    At most one envelope per update: later envelope-bearing Parts are ignored.
     """
     parts = message.parts
-    if len(parts) == 1:  # the norm (spec rule 2): indexing one Part is cheaper than iterating
+    if len(parts) == 1:  # the norm: indexing one Part is cheaper than iterating
         return read_part(parts[0])
     for part in parts:
         if _has_envelope(part):
@@ -163,7 +163,7 @@ _new_view: Final = tuple.__new__
 
 
 def view_event(event: A2AEvent) -> EventView:
-    """The :class:`EventView` of any member of the A2A event union, wrapped or bare."""
+    """The `EventView` of any member of the A2A event union, wrapped or bare."""
     if isinstance(event, StreamResponse):
         # What a client's stream yields: unwrapped here, not by a second call of this function.
         which = event.WhichOneof("payload")

@@ -1,7 +1,7 @@
 """The v1 progress envelope: its value type, and the codec to and from its one JSON string.
 
 This module knows the wire schema and nothing else: no A2A types, no OpenTelemetry.
-Decoding never raises: any input gives either an :class:`Envelope` or a :class:`Rejected`
+Decoding never raises: any input gives either an `Envelope` or a `Rejected`
 that says why, so a reader can always degrade to the text fallback (spec, "Wire format").
 """
 
@@ -20,10 +20,10 @@ ENVELOPE_VERSION: Final = 1
 """The only envelope version this library reads and writes."""
 
 HARD_LIMIT_BYTES: Final = 64 * 1024
-"""An encoded envelope larger than this (UTF-8 bytes) is never sent nor accepted (spec rule 5)."""
+"""An encoded envelope larger than this (UTF-8 bytes) is never sent nor accepted."""
 
 SOFT_LIMIT_BYTES: Final = 8 * 1024
-"""Producers split ``chunk`` and text payloads to stay under this many UTF-8 bytes (spec E4)."""
+"""Producers split ``chunk`` and text payloads to stay under this many UTF-8 bytes."""
 
 
 class Kind(StrEnum):
@@ -65,7 +65,7 @@ class EnvelopeError(ValueError):
 
 
 class OversizeEnvelopeError(EnvelopeError):
-    """The encoded envelope would exceed :data:`HARD_LIMIT_BYTES`."""
+    """The encoded envelope would exceed `HARD_LIMIT_BYTES`."""
 
 
 # Per kind: required payload fields, then optional ones; every listed field is a string.
@@ -109,7 +109,7 @@ class Envelope:
 
     ``payload`` is a read-only mapping; unknown extra keys are kept (forward compatibility).
     Construction validates every field (and the payload for the kind) and raises
-    :class:`EnvelopeError`.
+    `EnvelopeError`.
     """
 
     kind: Kind
@@ -163,7 +163,7 @@ class Envelope:
     def __hash__(self) -> int:
         # The generated hash would hash the payload, a mappingproxy, which is unhashable: every
         # hash() raised TypeError. Equal envelopes agree on these fields (and (stream, seq)
-        # already tells envelopes of a turn apart, spec rule 3).
+        # already tells envelopes of a turn apart, the task id does).
         return hash((self.kind, self.seq, self.status, self.stream_key))
 
     @property
@@ -234,8 +234,8 @@ class Rejected:
 def encode(envelope: Envelope) -> str:
     """Encode as one compact JSON string (UTF-8, no ASCII escaping).
 
-    Raises :class:`OversizeEnvelopeError` when the result exceeds :data:`HARD_LIMIT_BYTES`, and
-    :class:`EnvelopeError` when an extra payload value has no JSON form (NaN, a set, ...).
+    Raises `OversizeEnvelopeError` when the result exceeds `HARD_LIMIT_BYTES`, and
+    `EnvelopeError` when an extra payload value has no JSON form (NaN, a set, ...).
     """
     try:
         text = _ENCODER.encode(envelope.to_wire())
@@ -293,7 +293,7 @@ _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = _DECODER.scan_once  # type
 def decode(data: object) -> Envelope | Rejected:
     """Decode the value of ``metadata["tfrs"]``. Never raises.
 
-    Returns the :class:`Envelope`, or :class:`Rejected` with the reason it is not one.
+    Returns the `Envelope`, or `Rejected` with the reason it is not one.
     """
     if not isinstance(data, str):
         return Rejected(RejectReason.NOT_A_STRING, f"envelope is a {type(data).__name__}")
@@ -392,7 +392,7 @@ def truncate_utf8(text: str, limit: int) -> str:
 
 
 def split_text(text: str, limit: int = SOFT_LIMIT_BYTES) -> list[str]:
-    """Split ``text`` into pieces of at most ``limit`` UTF-8 bytes, by lines first (spec E4).
+    """Split ``text`` into pieces of at most ``limit`` UTF-8 bytes, by lines first.
 
     Whole lines are packed together while they fit; a single line longer than ``limit`` is cut at
     character boundaries. Joining the pieces gives back ``text`` exactly. Empty text is one piece.

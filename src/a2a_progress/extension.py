@@ -4,7 +4,7 @@ A2A agents declare what they add to the protocol in ``AgentCard.capabilities.ext
 caller asks for extensions with the ``A2A-Extensions`` service parameter (an HTTP header, or
 gRPC metadata), which a2a-sdk servers hand to the executor as
 ``RequestContext.requested_extensions``. The extension declares what an agent using
-:class:`~a2a_progress.ProgressEmitter` already sends: the wire format does not change, and the
+`ProgressEmitter` already sends: the wire format does not change, and the
 envelope reaches callers that did not ask for it too (its text fallback keeps them working).
 
 Callee::

@@ -5,7 +5,7 @@ output, reply, task ids, its card's name and URLs; the span names and events an 
 the path, headers and body of any request a local server receives. Printed raw, an ``ESC`` starts
 a sequence the terminal obeys — clear the screen, set the window title, move the cursor over
 earlier lines, write the clipboard (OSC 52) — and a bidi override (U+202E) makes text read
-backwards. :func:`inert` shows every such character visibly instead, so the user sees what the
+backwards. `inert` shows every such character visibly instead, so the user sees what the
 peer sent and the terminal (or the log viewer) does nothing with it. ``--json`` needs none of
 this: JSON escapes controls, and a bidi override inside a JSON string steers nothing.
 

@@ -1,4 +1,4 @@
-"""Moved to :mod:`a2a_progress.otlp`; this module keeps the old imports working."""
+"""Moved to `a2a_progress.otlp`; this module keeps the old imports working."""
 
 from a2a_progress.otlp import MetricPoint, OtlpReceiver, ReceivedEvent, ReceivedSpan
 

@@ -1,6 +1,6 @@
 """The callee side: emit progress envelopes as WORKING status updates of one task.
 
-A :class:`ProgressEmitter` owns the turn's ``seq`` counter, redacts and size-controls every block,
+A `ProgressEmitter` owns the turn's ``seq`` counter, redacts and size-controls every block,
 and puts each one on the wire as one Part carrying the text fallback and the envelope (spec
 "Producer side"). Tool calls it opened and that are still running when the turn ends are closed
 ``aborted`` before the terminal state, while the queue still accepts events.
@@ -174,7 +174,7 @@ class ToolCall:
     async def output(self, chunk: str) -> None:
         """Emit streamed output (``tool_output_append``), split by lines under the soft limit.
 
-        Decision E3 keeps this kind off in v1: unless the emitter was created with
+        The protocol keeps this kind off by default in v1: unless the emitter was created with
         ``enable_output=True`` this does nothing.
         """
         if not self._emitter.output_enabled or self.state is not CallState.RUNNING:
@@ -229,12 +229,12 @@ class ToolCall:
 
 
 class ProgressEmitter:
-    """Emits one turn's progress envelopes through a task's :class:`TaskUpdater`.
+    """Emits one turn's progress envelopes through a task's `TaskUpdater`.
 
     Args:
         updater: the task's updater; each block becomes one WORKING status update.
-        seq_start: the first ``seq`` (spec E2: any start is allowed).
-        enable_output: switch on ``tool_output_append`` (off in v1, decision E3).
+        seq_start: the first ``seq`` (any start is allowed).
+        enable_output: switch on ``tool_output_append`` (off in v1).
         redactor: masks credentials in every text field and fallback; ``None`` disables masking.
         soft_limit: UTF-8 bytes per text piece; longer text is split by lines.
 
@@ -266,7 +266,7 @@ class ProgressEmitter:
     ) -> ProgressEmitter:
         """The live emitter of ``task_id``, or a new one on ``event_queue``.
 
-        Call it from ``AgentExecutor.cancel()`` and then :meth:`cancel`: the tool calls that
+        Call it from ``AgentExecutor.cancel()`` and then `cancel`: the tool calls that
         ``execute()`` left open end ``aborted`` before the CANCELED state.
         """
         live = _live_emitters.get(task_id)

@@ -1,4 +1,4 @@
-"""Moved to :mod:`a2a_progress.serving`; this module keeps the old imports working."""
+"""Moved to `a2a_progress.serving`; this module keeps the old imports working."""
 
 from a2a_progress.serving import (
     REST_PATH,

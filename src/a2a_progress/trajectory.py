@@ -17,7 +17,7 @@ Accepted DTO (camelCase, every field optional; anything unexpected degrades to t
 A ``tool`` scene whose content names a tool (``toolCall.toolId`` / ``toolId`` / ``functionCall``)
 starts a tool call (``tool_call``), or ends it when its status is terminal; a ``thinking`` /
 ``reasoning`` scene becomes ``thinking``; every other scene becomes ``text``.
-``tool_output_append`` is never produced here (decision E3).
+``tool_output_append`` is never produced here.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _text_of(content: object) -> str:
 
 
 class TrajectoryAdapter:
-    """Turns a stream of trajectory DTOs into blocks on a :class:`ProgressEmitter`.
+    """Turns a stream of trajectory DTOs into blocks on a `ProgressEmitter`.
 
     It remembers the tool calls it started, so a later DTO with the same tool id and a terminal
     status ends that call ``done`` or ``aborted``.

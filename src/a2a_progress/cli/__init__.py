@@ -21,7 +21,7 @@ __all__ = ["main", "tolerate_unencodable_output"]
 
 
 def build_parser() -> CliParser:
-    """The ``a2a-progress`` parser, with every command of :data:`~.commands.COMMANDS`."""
+    """The ``a2a-progress`` parser, with every command of `COMMANDS`."""
     parser = CliParser(
         prog=PROG,
         description="See what a remote A2A agent is doing while it works: its tool calls, "

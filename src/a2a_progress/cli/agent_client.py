@@ -2,7 +2,7 @@
 
 Every way this can go wrong — nothing listening, a web server that is not an A2A agent, a card
 the SDK cannot use, an unknown task id, a dropped connection — becomes a one-line
-:class:`~a2a_progress.cli.errors.CliError` with its exit code.
+`CliError` with its exit code.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def open_client(
 def agent_errors(
     url: str, *, task_id: str | None = None, timeout: float | None = None
 ) -> Iterator[None]:
-    """Turn the SDK's errors during calls to the agent at ``url`` into :class:`CliError`."""
+    """Turn the SDK's errors during calls to the agent at ``url`` into `CliError`."""
     try:
         yield
     except (A2AError, httpx.RequestError) as exc:

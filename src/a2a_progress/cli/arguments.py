@@ -1,7 +1,7 @@
 """Argument parsing shared by every command: the parser type, the registry, value types.
 
 Each command module has a ``register(commands)`` function that adds its subparser with
-:meth:`Commands.add` and names the function that runs it; ``a2a_progress.cli.commands`` lists
+`Commands.add` and names the function that runs it; ``a2a_progress.cli.commands`` lists
 the modules. ``main`` parses and calls ``args.run(args)``: there is no dispatch table to edit.
 """
 
@@ -39,7 +39,7 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 class Commands:
-    """The subcommands of ``parser``; each command module adds itself with :meth:`add`."""
+    """The subcommands of ``parser``; each command module adds itself with `add`."""
 
     def __init__(self, parser: CliParser) -> None:
         self._subparsers = parser.add_subparsers(

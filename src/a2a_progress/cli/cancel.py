@@ -65,7 +65,7 @@ async def cancel_task(
 ) -> int:
     """Cancel ``task_id`` at the agent at ``url``; say so on ``stdout``; return the exit code.
 
-    Failures raise :class:`CliError`.
+    Failures raise `CliError`.
     """
     card = await fetch_card(url, headers=headers, timeout_seconds=timeout_seconds)
     if transport is not None:

@@ -1,7 +1,7 @@
 """Every ``a2a-progress`` command, in the order ``--help`` lists them.
 
 To add a command: write a module with ``register(commands: Commands) -> None`` (see
-:mod:`a2a_progress.cli.arguments`) and list its ``register`` here.
+`a2a_progress.cli.arguments`) and list its ``register`` here.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ UNKNOWN: Final = "?"
 
 
 def duration(seconds: float | None) -> str:
-    """``0.2ms``, ``701ms``, ``1.40s``, ``12.3s``, ``2m05s``; :data:`UNKNOWN` for None.
+    """``0.2ms``, ``701ms``, ``1.40s``, ``12.3s``, ``2m05s``; `UNKNOWN` for None.
 
     Examples:
         >>> [duration(s) for s in (0.0002, 0.7012, 1.4, 12.34, 125.4, None)]

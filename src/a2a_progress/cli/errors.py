@@ -1,7 +1,7 @@
 """Exit codes of the ``a2a-progress`` commands, and the one error type they report.
 
 Every failure a user can cause or meet (a bad URL, a server that is not an A2A agent, an unknown
-task id, a network error) becomes a :class:`CliError`: one line on stderr and a distinct exit code,
+task id, a network error) becomes a `CliError`: one line on stderr and a distinct exit code,
 never a traceback.
 """
 

@@ -1,7 +1,7 @@
 """``watch --json``: one JSON object per line for scripts and front ends.
 
 The schema (``progress``, ``outcome`` and ``error`` objects, ``"v": 1``) is defined once in
-:mod:`a2a_progress.schema`, which the web relay streams too; its names are re-exported here.
+`a2a_progress.schema`, which the web relay streams too; its names are re-exported here.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The caller's "tool call details" view of one turn: the live tree on a terminal, plain lines
 anywhere else (CI, a pipe).
 
-Both are :class:`~a2a_progress.cli.view.base.TurnView` sinks over one
-:class:`~a2a_progress.cli.view.model.TurnModel`; :func:`LiveView` picks one for a console.
+Both are `TurnView` sinks over one
+`TurnModel`; `LiveView` picks one for a console.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The first hour with a new agent meets the same mistakes: a URL typed without ``http://``, the
 gRPC port instead of the HTTP one, ``https`` to a plain-HTTP server, a path that is not where the
 agent card is, a card that is not JSON, a server that stays silent. Each becomes a
-:class:`~a2a_progress.cli.errors.CliError` with its exit code and a line that says what to do —
+`CliError` with its exit code and a line that says what to do —
 never a library's raw text (an "illegal request line", an ``[SSL: ...]`` code, a link to a page
 of HTTP status codes).
 """

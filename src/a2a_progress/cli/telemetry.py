@@ -104,7 +104,7 @@ class Telemetry:
     """Where this process's spans go.
 
     ``provider`` is None when nothing records spans. ``owned`` says the provider is this
-    process's own (it was handed to the instrumentor, and :meth:`close` shuts both down).
+    process's own (it was handed to the instrumentor, and `close` shuts both down).
     ``exports_to`` names the destinations besides the demo's receiver.
     """
 

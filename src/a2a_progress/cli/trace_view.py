@@ -4,7 +4,7 @@ One row per span: the span name indented under its parent, the service that emit
 placed on the trace's timeline, its duration, its status and how many events it carries. Spans
 whose parent was not received are shown as roots, so a partial trace still renders. Any process
 can export to the receiver: span names, service names and status messages are shown
-:func:`~a2a_progress.inert.inert`.
+`inert`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Running one turn against an agent and showing it: shared by ``watch`` and ``demo``.
 
-:func:`follow_turn` feeds a turn's events through :func:`a2a_progress.consumer.follow` into a
-sink and returns how the turn ended; :func:`exit_code_of` turns that into the exit code.
+`follow_turn` feeds a turn's events through `a2a_progress.consumer.follow` into a
+sink and returns how the turn ended; `exit_code_of` turns that into the exit code.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def outcome_reason(outcome: TurnOutcome) -> str:
 
 
 def exit_code_of(outcome: TurnOutcome) -> int:
-    """0 for a completed turn; otherwise raises :class:`CliError` with the reason and code."""
+    """0 for a completed turn; otherwise raises `CliError` with the reason and code."""
     code = exit_code_for_state(outcome.state)
     if code is not ExitCode.COMPLETED:
         raise CliError(outcome_reason(outcome), code)

@@ -1,7 +1,7 @@
 """``a2a-progress watch``: follow a turn of any A2A agent and show its progress.
 
 Sends a message with streaming (or attaches to a running task with ``SubscribeToTask``, or polls
-it with ``GetTask``) and feeds the events through :func:`a2a_progress.consumer.follow` into the
+it with ``GetTask``) and feeds the events through `a2a_progress.consumer.follow` into the
 live view or JSON lines. Agents that send no envelopes still show their plain-text updates.
 """
 
@@ -224,7 +224,7 @@ def _events(client: Client, options: WatchOptions) -> AsyncIterator[StreamRespon
 
 
 async def run_watch(options: WatchOptions, console: Console, stdout: TextIO) -> int:
-    """Run ``watch``; return the exit code. Failures raise :class:`CliError`."""
+    """Run ``watch``; return the exit code. Failures raise `CliError`."""
     json_lines = JsonLines(stdout) if options.json else None
     try:
         with _traced(options):

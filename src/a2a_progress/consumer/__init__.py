@@ -1,15 +1,16 @@
 """The caller side: turn a stream of A2A events into ordered, de-duplicated progress.
 
-:class:`ProgressAssembler` applies the spec's consumer rules (rules 3, 4 and 8).
-:func:`follow` wraps any event source — a ``send_message`` stream, a ``subscribe`` stream, or
-:func:`poll_task`'s ``GetTask`` snapshots — and yields :class:`ProgressUpdate` and
-:class:`TurnOutcome` values.
+`ProgressAssembler` applies the protocol's consumer rules: each (stream key, seq) once, late
+envelopes placed by seq, and the terminal state as the only verdict.
+`follow` wraps any event source — a ``send_message`` stream, a ``subscribe`` stream, or
+`poll_task`'s ``GetTask`` snapshots — and yields `ProgressUpdate` and
+`TurnOutcome` values.
 
-The parts, one job each: :mod:`.assembler` (dispatch, turns, envelopes and degraded updates),
-:mod:`.tool_calls` (the tool-call state machine), :mod:`.seq_window` (seqs seen per stream),
-:mod:`.reply` (artifacts and the reply), :mod:`.turn` (one turn's state), :mod:`.updates` (what
-is yielded), :mod:`.outcomes` (states, end reasons, outcomes), :mod:`.sources` (follow, poll),
-:mod:`.errors` (why a turn failed, as a caller may show it).
+The parts, one job each: `assembler` (dispatch, turns, envelopes and degraded updates),
+`tool_calls` (the tool-call state machine), `seq_window` (seqs seen per stream),
+`reply` (artifacts and the reply), `turn` (one turn's state), `updates` (what
+is yielded), `outcomes` (states, end reasons, outcomes), `sources` (follow, poll),
+`errors` (why a turn failed, as a caller may show it).
 """
 
 from a2a_progress.consumer.assembler import ProgressAssembler

@@ -1,7 +1,7 @@
 """The caller side's core: turn a stream of A2A events into ordered, de-duplicated progress.
 
-:class:`ProgressAssembler` applies the spec's consumer rules (rules 3, 4 and 8): it reads each
-working update's envelope (degrading to the text fallback when there is none or it is unusable),
+`ProgressAssembler` applies the protocol's consumer rules: it reads each working update's
+envelope (degrading to the text fallback when there is none or it is unusable),
 consumes every ``(stream, seq)`` once, flags late arrivals so views can insert them in ``seq``
 order, tracks each tool call, and lets the terminal state close the turn. Its memory is bounded
 by the number of live streams, never by the number of envelopes.
@@ -62,7 +62,7 @@ _NONE: Final = Outcome.NONE
 
 AcceptedHook = Callable[[Envelope, CallRecord | None, bool, tuple[CallRecord, ...]], None]
 """``on_accepted(envelope, call, opened, closed)``: what an accepted envelope did (see
-:class:`ProgressAssembler`)."""
+`ProgressAssembler`)."""
 
 
 class ProgressAssembler:
@@ -74,28 +74,28 @@ class ProgressAssembler:
         max_streams: streams kept per turn; past it the oldest stream is forgotten (its open
             call ends ``stream_closed``, in the ``closed`` of the update that pushed it out).
         max_turns: live turns kept; past it the oldest is closed ``stream_closed`` (its
-            :class:`TurnOutcome` comes first in what the :meth:`feed` that pushed it out
+            `TurnOutcome` comes first in what the `feed` that pushed it out
             returns).
         finished_memory: how many ended task ids are remembered so that late envelopes for them
             change nothing.
-        on_outcome: called once with the :class:`Outcome` of every update consumed — accepted,
+        on_outcome: called once with the `Outcome` of every update consumed — accepted,
             degraded (``unknown_version`` / ``invalid`` / ``oversize`` when an envelope was
             there but unusable), or discarded (duplicate, stale, after_terminal) — e.g. for
             metrics. The one place outcomes are reported.
         on_discard: the same reports, discards only.
         dialects: which dialects to read working updates that carry no envelope in (e.g.
-            ``"adk,gemini-cli"``, ``"none"``; see :mod:`a2a_progress.dialects`); default: the
+            ``"adk,gemini-cli"``, ``"none"``; see `a2a_progress.dialects`); default: the
             ``A2A_PROGRESS_DIALECTS`` environment variable, else all. An update that carries an
             envelope is never read as a dialect.
         on_accepted: for a consumer that only counts (the OpenTelemetry bridge, for a turn
             nobody records): each accepted envelope is handed to it as ``(envelope, call,
-            opened, closed)``, the fields its :class:`ProgressUpdate` would have, instead of
-            becoming one in what :meth:`feed` returns; neither that update nor its text
+            opened, closed)``, the fields its `ProgressUpdate` would have, instead of
+            becoming one in what `feed` returns; neither that update nor its text
             fallback is made. Everything else (outcomes, degraded updates, turn outcomes) is
             unchanged.
 
-    ``last_outcome`` is the latest outcome reported in the latest :meth:`feed` (any degraded
-    update reads ``degraded``); ``last_event`` the :class:`~a2a_progress.carrier.EventView` of
+    ``last_outcome`` is the latest outcome reported in the latest `feed` (any degraded
+    update reads ``degraded``); ``last_event`` the `EventView` of
     the latest event fed: its task id, context id and state, read from the wire once.
     """
 
@@ -126,7 +126,7 @@ class ProgressAssembler:
 
     @property
     def last_outcome(self) -> Outcome:
-        """What the latest :meth:`feed` did (accepted, duplicate, degraded, ..., or none)."""
+        """What the latest `feed` did (accepted, duplicate, degraded, ..., or none)."""
         return Outcome.DEGRADED if self._last in REJECTIONS else self._last
 
     @property
@@ -182,12 +182,12 @@ class ProgressAssembler:
         envelope: Envelope,
         fallback: str,
     ) -> list[Update]:
-        """:meth:`feed` of a WORKING status update whose message is one Part carrying
+        """`feed` of a WORKING status update whose message is one Part carrying
         ``envelope`` beside the text ``fallback``, without reading them from the event again.
 
         For whoever built that event a moment earlier (the callee's OpenTelemetry bridge gets
         the envelope and fallback from the emitter that enqueued it): same rules, outcomes and
-        updates as :meth:`feed`; :attr:`last_event` becomes None (there is no view).
+        updates as `feed`; `last_event` becomes None (there is no view).
         """
         self._last_event = None
         self._last = _NONE
@@ -375,7 +375,7 @@ class ProgressAssembler:
         """
         parts = message.parts
         if len(parts) == 1:
-            # The norm (spec rule 2): one Part, the fallback beside the envelope. Read both from
+            # The norm: one Part, the fallback beside the envelope. Read both from
             # it at once: each pass over the parts builds protobuf wrappers again.
             part = parts[0]
             found = read_part(part) if handed is None else handed

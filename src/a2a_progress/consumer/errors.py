@@ -3,7 +3,7 @@
 An exception that escapes an agent's ``execute()`` never becomes a FAILED status with a message:
 a2a-sdk ends the call's stream with an error instead, carrying the exception's message as it is
 (a JSON-RPC ``{"code": -32603, "message": ...}``, gRPC status details, a REST error body). That
-message may quote anything the agent held, credentials included, so :func:`error_text` passes it
+message may quote anything the agent held, credentials included, so `error_text` passes it
 through a `Redactor` before anyone shows it, then bounds it.
 """
 

@@ -19,7 +19,7 @@ TERMINAL_STATES: Final = frozenset(
         TaskState.TASK_STATE_REJECTED,
     }
 )
-"""States that end a task for good; the authority over every envelope (spec rule 8)."""
+"""States that end a task for good; the authority over every envelope."""
 
 INTERRUPTED_STATES: Final = frozenset(
     {TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
@@ -98,7 +98,7 @@ def outcome_of_rejection(rejected: Rejected) -> Outcome:
 
 
 OutcomeHook = Callable[[Outcome], None]
-"""Told the :class:`Outcome` of each update consumed."""
+"""Told the `Outcome` of each update consumed."""
 
 
 def outcome_hook(

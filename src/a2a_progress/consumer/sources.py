@@ -1,4 +1,4 @@
-"""Event sources for the assembler: :func:`follow` any client call, :func:`poll_task` a task."""
+"""Event sources for the assembler: `follow` any client call, `poll_task` a task."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ async def follow(
     """Yield progress and the outcome of a client call, for any event source.
 
     ``events`` is ``client.send_message(...)``, ``client.subscribe(...)`` or
-    :func:`poll_task`. If the source ends with no terminal state, a final
-    :class:`TurnOutcome` with ``terminal=False`` closes the open calls ``stream_closed``.
+    `poll_task`. If the source ends with no terminal state, a final
+    `TurnOutcome` with ``terminal=False`` closes the open calls ``stream_closed``.
     Errors from the source propagate. ``dialects`` picks the dialects of the assembler
-    ``follow`` makes (see :class:`ProgressAssembler`); give either it or ``assembler``.
+    ``follow`` makes (see `ProgressAssembler`); give either it or ``assembler``.
     """
     if assembler is not None and dialects is not None:
         raise ValueError("give dialects to the ProgressAssembler passed as assembler=")
@@ -68,8 +68,8 @@ async def poll_task(
 ) -> AsyncGenerator[Task, None]:
     """Yield ``GetTask`` snapshots every ``interval`` seconds until the turn ends.
 
-    The coarse replay channel of spec E6: progress comes from ``Task.history``, truncated by
-    ``history_length``. Feed it to :func:`follow`. Progress read from history is marked
+    The coarse replay channel: progress comes from ``Task.history``, truncated by
+    ``history_length``. Feed it to `follow`. Progress read from history is marked
     ``replayed`` and has no times (a2a-sdk keeps none for history messages).
     """
     request = GetTaskRequest(id=task_id)

@@ -85,7 +85,7 @@ WindowKey = str | tuple[str, str]
 
 
 def call_key(window: WindowKey) -> str:
-    """The stream key of a seq window (see :data:`WindowKey`)."""
+    """The stream key of a seq window (see `WindowKey`)."""
     return window if isinstance(window, str) else window[1]
 
 

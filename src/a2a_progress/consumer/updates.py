@@ -1,5 +1,5 @@
-"""What the consumer yields: a :class:`ProgressUpdate` per piece of progress, a
-:class:`TurnOutcome` per turn."""
+"""What the consumer yields: a `ProgressUpdate` per piece of progress, a
+`TurnOutcome` per turn."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ class TurnOutcome:
 
 
 Update = ProgressUpdate | TurnOutcome
-"""What :func:`~a2a_progress.consumer.follow` and ``ProgressAssembler.feed`` yield."""
+"""What `follow` and ``ProgressAssembler.feed`` yield."""
 
 # The slot writers of ProgressUpdate, in field order (unpacking fails at import if a field is
 # added). The frozen dataclass __init__ pays an object.__setattr__ per field, over half the cost

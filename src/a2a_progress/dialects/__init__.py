@@ -1,7 +1,7 @@
 """Consumer-side dialects: the progress of agents that do not send the envelope.
 
 Many A2A agents already say what they do in their own way. A dialect reader turns one such
-update into synthetic v1 envelopes, so :func:`a2a_progress.follow`, ``a2a-progress watch``
+update into synthetic v1 envelopes, so `a2a_progress.follow`, ``a2a-progress watch``
 and the instrumentor show their tool calls and thoughts with no change to the agent:
 
 - ``adk``: Google ADK (``to_a2a()``): thoughts, ``function_call`` / ``function_response``
@@ -10,7 +10,7 @@ and the instrumentor show their tool calls and thoughts with no change to the ag
   whole (consumed once), their live output as chunks, ``AgentThought`` as thinking.
 
 An update that carries an envelope is never read as a dialect. Which dialects are on:
-the ``dialects`` argument of :class:`~a2a_progress.ProgressAssembler` / :func:`follow`, else
+the ``dialects`` argument of `ProgressAssembler` / `follow`, else
 the ``A2A_PROGRESS_DIALECTS`` environment variable (``none``, ``all``, or names separated by
 commas), else all of them.
 """
@@ -55,7 +55,7 @@ def is_progress_part(part: Part, dialects: frozenset[str]) -> bool:
 
 
 def resolve_dialects(dialects: str | Iterable[str] | None = None) -> frozenset[str]:
-    """The dialects to read: ``dialects`` if given, else :data:`DIALECTS_ENV`, else all.
+    """The dialects to read: ``dialects`` if given, else `DIALECTS_ENV`, else all.
 
     A string holds names separated by commas or spaces; ``none`` (or ``off``) means no
     dialect, ``all`` every one. Unknown names are ignored. Never raises.

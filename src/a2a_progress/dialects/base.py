@@ -1,10 +1,10 @@
 """What every dialect reader shares: the reader protocol, bounded per-turn state, and builders.
 
 A dialect reader turns the parts of one A2A update from an agent that does not speak the
-envelope (Google ADK, Gemini CLI) into synthetic v1 :class:`Envelope` values, so the
+envelope (Google ADK, Gemini CLI) into synthetic v1 `Envelope` values, so the
 consumer, the views and the instrumentor treat them like any other progress. Peers are
-untrusted: readers never raise, read at most :data:`MAX_PARTS` parts of an update, track at
-most :data:`MAX_CALLS` tool calls per turn and cut every string they keep or emit.
+untrusted: readers never raise, read at most `MAX_PARTS` parts of an update, track at
+most `MAX_CALLS` tool calls per turn and cut every string they keep or emit.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """OpenTelemetry instrumentation for A2A progress envelopes.
 
-:class:`A2AProgressInstrumentor` wraps a2a-sdk's request handlers (callee) and ``BaseClient``
+`A2AProgressInstrumentor` wraps a2a-sdk's request handlers (callee) and ``BaseClient``
 (caller). Envelopes flow exactly as before; each tool call they describe becomes an
 ``execute_tool {tool}`` span that opens on ``running`` and ends on ``done`` / ``aborted`` (or
 with the turn), thinking, text, errors and output become span events, and the caller's trace
@@ -18,24 +18,24 @@ or with no code change: ``opentelemetry-instrument python my_agent.py`` (entry p
 Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider``,
 ``capture_content``, ``content_max_length``, ``max_events_per_span``, ``sides``
 (``{"caller", "callee"}``), ``redactor`` and ``pending_spans``; each setting falls back to its
-environment variable (see :mod:`a2a_progress.otel.config`). ``caller_tracer_provider`` /
+environment variable (see `a2a_progress.otel.config`). ``caller_tracer_provider`` /
 ``callee_tracer_provider`` give one side its own provider, e.g. for two services
 (``service.name``) in one process.
 
 With no SDK tracer or meter provider set (``opentelemetry-instrument`` without
 ``opentelemetry-distro``, or code that never sets one), spans or metrics would go nowhere: a
 warning says so once, on the ``a2a_progress.otel`` logger, naming the fix
-(:mod:`a2a_progress.otel.providers`).
+(`a2a_progress.otel.providers`).
 
 What is process-wide: the patches on a2a-sdk's classes (request handlers, HTTP dispatchers,
 ``BaseClient``), the
 ``atexit`` hook and, when the application has none, the SIGTERM handler
-(:mod:`a2a_progress.otel.shutdown`). Everything else — the bridge with its settings, live turns,
+(`a2a_progress.otel.shutdown`). Everything else — the bridge with its settings, live turns,
 the turns by task id and the log-once memory — belongs to one instrumentation: ``uninstrument()``
 removes the patches and gives SIGTERM back, and the next ``instrument()`` starts with a new
 bridge. Per-request state is in context variables, never shared between requests: the A2A
 method being served, and the tool spans current in each task
-(:mod:`a2a_progress.otel.tool_context`).
+(`a2a_progress.otel.tool_context`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The bridge proper: one observed turn's A2A events become spans, span events and metrics.
 
-A :class:`TurnTelemetry` is given the span of the call (caller) or of the execution (callee), is
+A `TurnTelemetry` is given the span of the call (caller) or of the execution (callee), is
 fed every A2A event of that turn, and runs them through the protocol's own consumer
-(:class:`~a2a_progress.consumer.ProgressAssembler`), so ordering, duplicates and degradation are
+(`ProgressAssembler`), so ordering, duplicates and degradation are
 exactly the spec's. Each tool call becomes an ``execute_tool`` span under the turn span; thinking,
 text, errors and output become span events. It knows nothing of HTTP, gRPC or how it is hooked in.
 """
@@ -191,7 +191,7 @@ class TurnTelemetry:
     Args:
         bridge: tracer, metrics and settings.
         observer: ``"caller"`` or ``"callee"``.
-        span: the call or execution span; the turn owns it and ends it in :meth:`end`.
+        span: the call or execution span; the turn owns it and ends it in `end`.
     """
 
     def __init__(self, bridge: Bridge, observer: str, span: Span) -> None:
@@ -353,7 +353,7 @@ class TurnTelemetry:
     # -- turn-level bookkeeping ----------------------------------------------------------------
 
     def _name(self, text: str) -> str:
-        """:func:`peer_name` of ``text``, once per turn: a stream's key comes with every event."""
+        """`peer_name` of ``text``, once per turn: a stream's key comes with every event."""
         name = self._names.get(text)
         if name is None:
             if len(self._names) >= _NAME_CACHE_SIZE:
@@ -395,7 +395,7 @@ class TurnTelemetry:
         update: ProgressUpdate | None = None,
     ) -> None:
         """An accepted envelope and what it did to the turn's calls; ``update`` is its
-        :class:`ProgressUpdate`, None for a turn nobody records (the assembler's on_accepted)."""
+        `ProgressUpdate`, None for a turn nobody records (the assembler's on_accepted)."""
         # _value_, not .value: the enum property costs more than the count itself.
         self._counts.accepted(envelope.kind._value_)
         if closed and (others := [other for other in closed if other is not call]):
@@ -435,7 +435,7 @@ class TurnTelemetry:
     def _safe_text(self, text: str) -> tuple[str, bool, bool]:
         """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
 
-        Text that fits in an envelope is redacted whole (see :func:`redacted`).
+        Text that fits in an envelope is redacted whole (see `redacted`).
         """
         text, cut, masked = redacted(text, self._config.content_max_length, self._config.redactor)
         return text, cut, masked > 0

@@ -5,9 +5,9 @@ Instead the request handler's constructor is wrapped and the executor it is give
 proxy hands ``execute()`` a proxy of its event queue whose ``enqueue_event`` passes each event on
 unchanged, then shows it to the bridge.
 
-``execute()`` starts in the caller's trace context (see :mod:`a2a_progress.otel.inbound`) and
+``execute()`` starts in the caller's trace context (see `a2a_progress.otel.inbound`) and
 runs with its SERVER span current; each tool's span is current while the tool runs (the rule is
-in :mod:`a2a_progress.otel.tool_context`).
+in `a2a_progress.otel.tool_context`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class _ObservedQueue(_QueueProxy):
     """The executor's event queue: the bridge sees every event, then it goes on.
 
     An update that opens a tool span goes on with that span's context announced beside its
-    envelope (see :mod:`a2a_progress.otel.announce`); anything else goes on unchanged. The tool
+    envelope (see `a2a_progress.otel.announce`); anything else goes on unchanged. The tool
     spans an event opens or closes change the current span of the enqueuing task.
     """
 

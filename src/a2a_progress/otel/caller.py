@@ -1,7 +1,7 @@
 """Caller-side hooks: a span per A2A call, the callee's progress under it, trace context sent along.
 
 ``BaseClient.send_message`` and ``BaseClient.subscribe`` are async generators; the wrapper
-returns a :class:`TracedStream` that passes every event through unchanged and ends the telemetry
+returns a `TracedStream` that passes every event through unchanged and ends the telemetry
 however the iteration stops: exhaustion, an exception, ``aclose()``, an early ``break`` or
 garbage collection. Transport classes are not touched (a2a-sdk's own tracing replaced their
 methods). Every wrapped call also carries the W3C trace context in its service parameters, which

@@ -1,6 +1,6 @@
 """Peer names (tools, stream keys, call ids) for spans, without redacting the same name twice.
 
-:func:`~a2a_progress.otel.safe_text.peer_name` runs the redactor over every new name (~5 us,
+`peer_name` runs the redactor over every new name (~5 us,
 whatever its length). Most names come back: tool names every turn, a call's key with each of
 its updates, and, with both sides in one process, on the other side too.
 """
@@ -20,7 +20,7 @@ _CLEAN_NAMES_SIZE: Final = 4096
 
 
 class PeerNames:
-    """:func:`peer_name` under one redactor, remembering the names it leaves unchanged.
+    """`peer_name` under one redactor, remembering the names it leaves unchanged.
 
     Only clean names are kept, so no credential outlives the turn that sent it in here; a dict
     cleared when full is safe to share between threads (and turns) without a lock.
@@ -40,7 +40,7 @@ class PeerNames:
         """``peer_name(text, redactor)``.
 
         ``own``: ``text`` may come from this process's emitter (the callee's side): one it has
-        just put through the same redactor is not scanned again (see :func:`own_name`).
+        just put through the same redactor is not scanned again (see `own_name`).
         """
         if text in self._clean:
             return text

@@ -3,7 +3,7 @@
 A marker span (``pending_spans``) ends the moment it starts, but a ``BatchSpanProcessor`` only
 exports it with its next batch: ``OTEL_BSP_SCHEDULE_DELAY`` later (5 s by default), or at exit
 when that delay is long — too late to show a running tool. After a marker ends, the bridge calls
-:meth:`PendingExport.nudge`, which asks the tracer provider to ``force_flush`` from a background
+`PendingExport.nudge`, which asks the tracer provider to ``force_flush`` from a background
 thread: the agent's thread only takes a lock and, when no flush is in flight, starts that thread.
 Nudges that come while a flush runs are coalesced into one more flush after it, so a burst of
 tool calls costs at most two exports, not one each. A flush that fails or hangs is the

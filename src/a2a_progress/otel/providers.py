@@ -6,7 +6,7 @@ in are common: ``A2AProgressInstrumentor().instrument()`` in code that never set
 provider, and ``opentelemetry-instrument`` without ``opentelemetry-distro`` (the distro is what
 installs the SDK providers and exporters from the ``OTEL_*`` variables).
 
-:class:`ProviderCheck` looks at ``instrument()``: under ``opentelemetry-instrument`` the distro
+`ProviderCheck` looks at ``instrument()``: under ``opentelemetry-instrument`` the distro
 has configured everything before instrumentors load, so a provider missing then is missing for
 good, and it warns at once. Otherwise the application may still set its providers after
 instrumenting, so it looks again when the first turn starts, and warns then. Each warning is

@@ -19,7 +19,7 @@ TRUNCATION_MARKER: Final = "...truncated"
 # Bytes dropped before a cut made ahead of redaction (see redacted()).
 _CUT_SLACK: Final = 1024
 NAME_WINDOW: Final = NAME_MAX_LENGTH + _CUT_SLACK
-"""The head of a name :func:`peer_name` redacts (UTF-8 bytes): a longer name is cut first."""
+"""The head of a name `peer_name` redacts (UTF-8 bytes): a longer name is cut first."""
 
 
 def bounded(text: str, limit: int) -> tuple[str, bool]:

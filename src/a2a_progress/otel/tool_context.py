@@ -7,7 +7,7 @@ span the tool's code opens is a child of it. Its ``done`` / ``aborted`` update g
 back:
 
 - Each task keeps the tools it made current as a stack (an immutable tuple in a
-  :class:`~contextvars.ContextVar`: a task started inside a tool inherits a copy, so tools run
+  `ContextVar`: a task started inside a tool inherits a copy, so tools run
   with ``asyncio.gather`` or a ``TaskGroup`` each nest their own work and never see each other's).
 - When the innermost open tool closes, the context that was current just before it opened comes
   back (an agent's own span around the tool included) — unless the tool it was opened within has
@@ -55,12 +55,12 @@ _stack: contextvars.ContextVar[_Stack] = contextvars.ContextVar(
 
 
 def reset() -> contextvars.Token[_Stack]:
-    """Start a turn with no tool current; give the token to :func:`restore` at its end."""
+    """Start a turn with no tool current; give the token to `restore` at its end."""
     return _stack.set(_EMPTY)
 
 
 def restore(token: contextvars.Token[_Stack]) -> None:
-    """Undo :func:`reset` (in the task that called it)."""
+    """Undo `reset` (in the task that called it)."""
     _stack.reset(token)
 
 

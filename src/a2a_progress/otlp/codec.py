@@ -48,7 +48,7 @@ class BodyTooLargeError(ValueError):
 
 
 def decompress(body: bytes, encoding: str, limit: int) -> bytes:
-    """``body`` without its ``Content-Encoding`` (one of :data:`ENCODINGS`).
+    """``body`` without its ``Content-Encoding`` (one of `ENCODINGS`).
 
     Raises:
         BodyTooLargeError: it inflates past ``limit`` bytes (a compression bomb).
@@ -99,7 +99,7 @@ def parse_request(request_type: type[ExportRequest], body: bytes, is_json: bool)
     """Parse a decompressed body as ``request_type``, from protobuf or OTLP/JSON.
 
     Raises:
-        Exception: one of :data:`BAD_BODY` when the body is not such a request.
+        Exception: one of `BAD_BODY` when the body is not such a request.
     """
     request = request_type()
     if not is_json:
@@ -131,7 +131,7 @@ def response_for(request: ExportRequest, rejected: int = 0, message: str = "") -
 
 
 def to_otlp_dict(request: ExportTraceServiceRequest) -> dict[str, Any]:
-    """``request`` as an OTLP/JSON document (see :func:`to_otlp_json`)."""
+    """``request`` as an OTLP/JSON document (see `to_otlp_json`)."""
     document: dict[str, Any] = json_format.MessageToDict(request, use_integers_for_enums=True)
     _convert_ids(document, _base64_to_hex)
     return document

@@ -2,12 +2,12 @@
 
 The receiver keeps what it is sent, so each request is bounded before it is kept:
 
-* the body: :data:`DEFAULT_MAX_REQUEST_BYTES` (4 MiB, gRPC's default message size) as sent and
+* the body: `DEFAULT_MAX_REQUEST_BYTES` (4 MiB, gRPC's default message size) as sent and
   once decompressed, on both protocols, unless the receiver is given another limit;
-* spans: at most :attr:`Limits.spans` per request; the spans past it are dropped and counted as
+* spans: at most `Limits.spans` per request; the spans past it are dropped and counted as
   rejected in the response's ``partial_success``;
-* per span: at most :attr:`Limits.attributes` attributes (and as many per event, per link and
-  per resource), :attr:`Limits.events` events and :attr:`Limits.links` links; what is dropped
+* per span: at most `Limits.attributes` attributes (and as many per event, per link and
+  per resource), `Limits.events` events and `Limits.links` links; what is dropped
   is added to the span's own ``dropped_*_count`` and said in ``partial_success.error_message``.
 
 A span whose trace id is not 16 bytes, or whose span id (or parent span id, when set) is not 8,

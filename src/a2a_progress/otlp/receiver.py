@@ -32,8 +32,8 @@ class OtlpReceiver:
         http_port: the OTLP/HTTP port; 0 picks a free one.
         grpc_port: the OTLP/gRPC port; 0 picks a free one, None serves no gRPC.
         response_delay: seconds every export waits, after it is recorded, before it is answered:
-            a slow collector. :meth:`stop` releases waiting exports at once.
-        limits: the bounds of one request (see :class:`~a2a_progress.otlp.limits.Limits`).
+            a slow collector. `stop` releases waiting exports at once.
+        limits: the bounds of one request (see `Limits`).
     """
 
     def __init__(

@@ -16,7 +16,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 __all__ = ["MetricPoint", "ReceivedEvent", "ReceivedSpan", "metric_points_of", "spans_of"]
 
 MetricPoint = tuple[str, dict[str, Any], float | int | None]
-"""``(metric name, point attributes, value)``; see :meth:`OtlpReceiver.metric_points`."""
+"""``(metric name, point attributes, value)``; see `OtlpReceiver.metric_points`."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def spans_of(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
 
 
 def metric_points_of(request: ExportMetricsServiceRequest) -> Iterator[MetricPoint]:
-    """Every data point of a metrics export request (see :data:`MetricPoint`)."""
+    """Every data point of a metrics export request (see `MetricPoint`)."""
     for resource_metrics in request.resource_metrics:
         for scope_metrics in resource_metrics.scope_metrics:
             for metric in scope_metrics.metrics:

@@ -21,7 +21,7 @@ Each shape names where a value sits and what must be true of it:
 - a flag whose name ends in a password word (``-storepass``, ``--pw``), a ``-P`` or a glued
   ``-p…`` whose value reads as a password, and ``user/password@host`` (Oracle).
 
-Placeholders, references and masks are never values (:data:`~.values.NOT_A_SECRET`). Every
+Placeholders, references and masks are never values (`NOT_A_SECRET`). Every
 quantifier is bounded or possessive: linear on hostile text.
 """
 

@@ -73,7 +73,7 @@ def _class_of(char: str) -> int:
 
 def looks_random(body: str) -> bool:
     """Whether ``body`` reads as machine-made randomness rather than words, an identifier or a
-    number: at least :data:`MIN_RANDOM` letters and digits, two of the three classes (lower,
+    number: at least `MIN_RANDOM` letters and digits, two of the three classes (lower,
     upper, digit), frequent switches between them (a random string switches on about half its
     characters; ``camelCaseNames`` and ``kebab-case-words`` seldom do), and a high entropy for
     its length."""

@@ -1,10 +1,10 @@
 """The redactor's built-in patterns: what a credential looks like, as regular expressions.
 
-:mod:`a2a_progress.redaction.redactor` compiles them into one alternation and says what is
+`a2a_progress.redaction.redactor` compiles them into one alternation and says what is
 masked and what is not (its docstring is the rule); this module only spells the shapes out.
 Each pattern is ``(name, regex)``; a ``<name>_keep`` group is the part that stays (a name, a
 flag, a separator). Every one is linear on hostile text, and every match holds a literal listed in
-:mod:`a2a_progress.redaction.prescan` (``tests/redaction/test_corpus.py`` checks both).
+`a2a_progress.redaction.prescan` (``tests/redaction/test_corpus.py`` checks both).
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 Most text an agent sends holds no credential. Python's regex engine tries the redactor's whole
 alternation at every position (~1 µs per character); a few substring searches in C decide for
-most texts that none of the patterns can match, and :mod:`a2a_progress.redaction.redactor` skips the
+most texts that none of the patterns can match, and `a2a_progress.redaction.redactor` skips the
 regex for them. The rule that keeps it safe: every built-in pattern's match contains at least
 one literal listed here (or matches one of the hints), so a "no" is never wrong. When a pattern
-is added to :mod:`a2a_progress.redaction.patterns`, its literal is added here
+is added to `a2a_progress.redaction.patterns`, its literal is added here
 (``tests/redaction/test_corpus.py`` checks the pre-scan against a redactor that always scans).
 """
 
@@ -158,8 +158,8 @@ ANY: Final = 2
 
 
 def patterns_possible(text: str) -> int:
-    """Which built-in patterns ``text`` may hold a match of: :data:`NONE`, :data:`COMMON` or
-    :data:`ANY` (never too few: each pattern's match holds one of its literals)."""
+    """Which built-in patterns ``text`` may hold a match of: `NONE`, `COMMON` or
+    `ANY` (never too few: each pattern's match holds one of its literals)."""
     lowered = text.lower()
     if _may_hold_command_secret(text, lowered):
         return ANY

@@ -1,7 +1,7 @@
 """Credential masking for anything that may be logged: envelope text and telemetry content.
 
-The spec (rule 6) treats envelopes as "may be logged". The producer passes every text field and
-the fallback text through a :class:`Redactor` before encoding, and the OpenTelemetry bridge does
+The protocol treats envelopes as "may be logged". The producer passes every text field and
+the fallback text through a `Redactor` before encoding, and the OpenTelemetry bridge does
 the same before content reaches a span. All patterns are compiled into one alternation, so a text
 is scanned once however many patterns there are.
 
@@ -81,11 +81,11 @@ def _named(patterns: Iterable[tuple[str, str]]) -> str:
 
 
 class Redactor:
-    """Masks credentials in text with :data:`MASK`.
+    """Masks credentials in text with `MASK`.
 
     Args:
         extra_patterns: more regular expressions whose whole match is masked.
-        enabled: ``False`` makes :meth:`redact` return its input unchanged.
+        enabled: ``False`` makes `redact` return its input unchanged.
     """
 
     __slots__ = ("_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex")
@@ -133,7 +133,7 @@ class Redactor:
         return self._masked(text)[0]
 
     def redact_counted(self, text: str) -> tuple[str, int]:
-        """Like :meth:`redact`, and also return how many credentials were masked."""
+        """Like `redact`, and also return how many credentials were masked."""
         return self._masked(text)
 
     def _masked(self, text: str) -> tuple[str, int]:

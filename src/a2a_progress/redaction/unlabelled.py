@@ -1,9 +1,9 @@
 """The pass for values with no label and no vendor prefix: random strings, masked whole.
 
 A CLI prints a secret in a table cell, on a line of its own, as a positional argument; nothing
-around it says "secret". What it is made of does: :func:`mask_random` masks every run of token
-characters that :func:`~a2a_progress.redaction.evidence.looks_random` finds random, unless it is
-structurally public (:func:`~a2a_progress.redaction.evidence.public_shape`: a digest, an id,
+around it says "secret". What it is made of does: `mask_random` masks every run of token
+characters that `looks_random` finds random, unless it is
+structurally public (`public_shape`: a digest, an id,
 encoded media, an SSH public key, a value labelled as an id) or sits inside a PEM block that
 holds no private key (a certificate, a public key). A path or URL is judged whole, then segment
 by segment, so ``https://maker.example.com/trigger/x/with/key/<random>`` loses only its key.
@@ -67,7 +67,7 @@ def _random_parts(token: str, before: str) -> list[tuple[int, int]]:
 
 
 def has_long_word(text: str) -> bool:
-    """Whether ``text`` has a run of :data:`MIN_RANDOM` non-blank characters or more: without
+    """Whether ``text`` has a run of `MIN_RANDOM` non-blank characters or more: without
     one it holds no random value and no base64 worth decoding."""
     return any(len(word) >= MIN_RANDOM for word in text.split())
 

@@ -1,7 +1,7 @@
 """The grammar of a credential's value: where it starts and ends, quoted or not, and which
 values are not secrets at all (placeholders, references, masks, code).
 
-:mod:`a2a_progress.redaction.patterns` and :mod:`a2a_progress.redaction.context` build their
+`a2a_progress.redaction.patterns` and `a2a_progress.redaction.context` build their
 patterns from these pieces, so every shape agrees on what a value is.
 """
 

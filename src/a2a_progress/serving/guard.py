@@ -57,7 +57,7 @@ def is_wildcard(bind: str) -> bool:
 def served_names(bind: str, extra: Iterable[str] = ()) -> frozenset[str]:
     """The ``Host`` names a server bound to ``bind`` answers: the loopback names, ``bind``
     itself unless it is a wildcard address, and ``extra`` (e.g. the name a card advertises,
-    or :data:`ANY_HOST`)."""
+    or `ANY_HOST`)."""
     names = set(LOOPBACK_NAMES)
     if not is_wildcard(bind):
         names.add(_normal(bind))
@@ -100,7 +100,7 @@ class BrowserGuard:
 
     Args:
         app: the ASGI app to guard (e.g. the Starlette app of an a2a-sdk agent).
-        allowed_hosts: the ``Host`` names to answer (any port); :data:`ANY_HOST` for any.
+        allowed_hosts: the ``Host`` names to answer (any port); `ANY_HOST` for any.
             Defaults to the loopback names.
         allowed_origins: web origins (``https://app.example``) allowed to call it from a
             browser, for a web app of your own; none by default.

@@ -120,7 +120,7 @@ async def serve_agent(
     progress envelopes through ``ProgressEmitter``).
 
     The HTTP server refuses what a web page can make a browser send
-    (:class:`~a2a_progress.serving.guard.BrowserGuard`): requests addressed to another
+    (`BrowserGuard`): requests addressed to another
     ``Host`` than the loopback names, ``host`` and the advertised name (plus
     ``allowed_hosts``; ``"*"`` for any), requests from another site (``Origin``,
     ``Sec-Fetch-Site``) unless their origin is in ``allowed_origins``, and bodies that are not

@@ -1,10 +1,10 @@
 """The live "tool call details" panel for web apps: an SSE relay and a web component.
 
-:class:`ProgressRelay` streams one turn's progress to browsers as Server-Sent Events — one
-``watch --json`` object per update (:mod:`a2a_progress.schema`), numbered so that a browser
+`ProgressRelay` streams one turn's progress to browsers as Server-Sent Events — one
+``watch --json`` object per update (`a2a_progress.schema`), numbered so that a browser
 reconnecting with ``Last-Event-ID`` neither loses nor repeats one — and serves the plain page and
 the ``<a2a-progress-panel>`` web component (one script and one stylesheet in ``static/``, no build
-step) that renders it. :func:`serve_panel` runs it on loopback, as ``watch --web`` does.
+step) that renders it. `serve_panel` runs it on loopback, as ``watch --web`` does.
 
 Mount it in your app::
 

@@ -2,7 +2,7 @@
 
 Every object gets the next integer id (1, 2, …). The newest frames stay in a replay buffer bounded
 by count and by bytes, so a browser that reconnects with ``Last-Event-ID`` resumes exactly after
-the last frame it received. Each connected browser is a :class:`Reader`: a cursor into the log and
+the last frame it received. Each connected browser is a `Reader`: a cursor into the log and
 a wake-up event, nothing more — a slow browser costs no memory. A reader whose next frame leaves
 the buffer before it was sent is dropped (``slow_client``) rather than silently skipped.
 """

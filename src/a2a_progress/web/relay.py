@@ -1,9 +1,9 @@
 """`ProgressRelay`: stream one turn's progress to browsers as Server-Sent Events.
 
-The relay takes a turn's updates — from :meth:`ProgressRelay.run` (any async source of A2A events,
-or a :func:`a2a_progress.follow` iterator) or pushed one by one with :meth:`ProgressRelay.publish`
+The relay takes a turn's updates — from `ProgressRelay.run` (any async source of A2A events,
+or a `a2a_progress.follow` iterator) or pushed one by one with `ProgressRelay.publish`
 — and serves them to any number of browsers: one ``watch --json`` object per update
-(:mod:`a2a_progress.schema`), each with the next integer event id, closed after the outcome.
+(`a2a_progress.schema`), each with the next integer event id, closed after the outcome.
 Publishing never waits for a browser: each update is encoded once into a bounded replay buffer,
 and each browser is only a cursor into it.
 """
@@ -49,8 +49,8 @@ class ProgressRelay:
     """Streams one turn's progress to browsers as Server-Sent Events.
 
     Feed it with ``await relay.run(source)`` or ``relay.publish(item)``; serve it with
-    :attr:`app` (a Starlette app: the page ``/``, the stream ``/stream``, the panel's files under
-    ``/static/``), :meth:`routes` (the same routes under a path of your app) or :meth:`stream` (the
+    `app` (a Starlette app: the page ``/``, the stream ``/stream``, the panel's files under
+    ``/static/``), `routes` (the same routes under a path of your app) or `stream` (the
     stream response, for your own endpoint).
 
     Args:
@@ -152,7 +152,7 @@ class ProgressRelay:
         """Publish a whole turn from ``source``; return its outcome.
 
         ``source`` is an A2A event stream (``client.send_message(...)``, ``client.subscribe(...)``,
-        :func:`a2a_progress.poll_task`) — fed through :func:`a2a_progress.follow` — or the updates
+        `a2a_progress.poll_task`) — fed through `a2a_progress.follow` — or the updates
         of a ``follow()`` you run yourself. When the source raises, the stream ends with an
         ``error`` object and the exception propagates; a source that ends without an outcome
         ends it with an ``error`` too.
@@ -249,7 +249,7 @@ class ProgressRelay:
 
     @cached_property
     def app(self) -> Starlette:
-        """A Starlette app serving :meth:`routes` at its root; mount it anywhere."""
+        """A Starlette app serving `routes` at its root; mount it anywhere."""
         return Starlette(routes=self.routes())
 
 

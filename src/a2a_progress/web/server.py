@@ -27,7 +27,7 @@ async def serve_panel(
     Requests whose ``Host`` is not ``host`` (or ``localhost`` for 127.0.0.1) get HTTP 400.
 
     On exit the browsers are disconnected (``shutdown``) and the server stops. Raises
-    :class:`OSError` when the port cannot be bound.
+    `OSError` when the port cannot be bound.
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:

@@ -30,7 +30,7 @@ _HEADERS: Final = [
 
 
 class EventStreamResponse(Response):
-    """The streaming response of one browser; built by :meth:`ProgressRelay.stream`."""
+    """The streaming response of one browser; built by `ProgressRelay.stream`."""
 
     def __init__(
         self,

@@ -2,10 +2,10 @@
 
 Its turn exercises every kind the protocol has: thinking, progress text, tool calls run one after
 another and two at once, one tool whose output streams line by line (``tool_output_append``,
-switched on here to show decision E3's future), one tool that fails and ends ``aborted``, a
+switched on here, though off by default in v1), one tool that fails and ends ``aborted``, a
 callee-side ``error`` block, and the final answer on the COMPLETED state. ``pace`` scales every
 pause (1.0 takes about seven seconds; 0 runs as fast as the wire allows). Given the URL of the
-:mod:`change auditor <a2a_progress.cli.demo.auditor>`, its ``diff_config`` tool consults it over
+`change auditor <a2a_progress.cli.demo.auditor>`, its ``diff_config`` tool consults it over
 A2A inside a span of its own.
 """
 

@@ -28,7 +28,7 @@ AUDITOR_ANSWER: Final = (
 
 
 class AuditorAgentExecutor(AgentExecutor):
-    """Looks the change up in two tool calls, then completes with :data:`AUDITOR_ANSWER`.
+    """Looks the change up in two tool calls, then completes with `AUDITOR_ANSWER`.
 
     Args:
         pace: multiplies every pause; lower is faster.

@@ -1,4 +1,4 @@
-"""``a2a-progress demo``: the command line; :mod:`a2a_progress.cli.demo.run` does the work."""
+"""``a2a-progress demo``: the command line; `a2a_progress.cli.demo.run` does the work."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Embedded (the default): the demo callee runs as a child process (``serve-demo``) and this process
 is the caller; both trace with the a2a-progress instrumentor and export over OTLP/HTTP to an
-:class:`~a2a_progress.otlp_receiver.OtlpReceiver` started here (and to
+`OtlpReceiver` started here (and to
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` when it is set). After the turn the child is stopped, which
 flushes its spans, and the trace of every agent is drawn and written as OTLP JSON.
 
@@ -78,7 +78,7 @@ class DemoOptions:
 
 
 async def run_demo(options: DemoOptions, console: Console) -> int:
-    """Run ``demo``; return the exit code. Failures raise :class:`CliError`."""
+    """Run ``demo``; return the exit code. Failures raise `CliError`."""
     if options.remote is not None:
         return await _run_remote(options.remote, options, console)
     return await _run_embedded(options, console)

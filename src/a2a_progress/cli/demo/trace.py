@@ -1,6 +1,6 @@
 """Where the demo's spans go, and the trace of its agents as it shows it.
 
-The embedded demo starts an :class:`~a2a_progress.otlp.OtlpReceiver`; every agent
+The embedded demo starts an `OtlpReceiver`; every agent
 exports to it (and to ``OTEL_EXPORTER_OTLP_ENDPOINT`` when something answers there). After the
 turn the trace is drawn as a waterfall and written as OTLP JSON.
 """

@@ -1,4 +1,4 @@
-"""``a2a-progress traces``: the command line; :mod:`a2a_progress.cli.traces.run` does the work."""
+"""``a2a-progress traces``: the command line; `a2a_progress.cli.traces.run` does the work."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 For the agents a developer runs on this machine, without Docker: point them at it with
 ``OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`` (or ``OTEL_EXPORTER_OTLP_PROTOCOL=grpc``
 and port 4317) and each trace is drawn once it is complete (see
-:class:`~a2a_progress.otlp.traces.TraceCollector`), and optionally written as OTLP/JSON. Ctrl-C
+`TraceCollector`), and optionally written as OTLP/JSON. Ctrl-C
 or SIGTERM draws what is still open and stops, exit code 0.
 """
 

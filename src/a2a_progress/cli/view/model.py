@@ -1,12 +1,12 @@
 """What a view knows of one turn, and the changes each update makes to it.
 
-:class:`TurnModel` applies consumer updates — tool calls with their start and end times, notes
+`TurnModel` applies consumer updates — tool calls with their start and end times, notes
 (thinking, progress text, errors, plain-text status), the tail of streamed output, the outcome —
 and returns the changes in the order they happened. The plain sink prints one line per change;
 the live tree draws the whole model on every refresh. Neither decides what happened: only here.
 
 Agent text enters the views here and only here, so here it is made
-:func:`~a2a_progress.inert.inert`: a view shows what the agent sent, and the terminal obeys
+`inert`: a view shows what the agent sent, and the terminal obeys
 none of its escape sequences.
 """
 

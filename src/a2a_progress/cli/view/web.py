@@ -1,6 +1,6 @@
 """``--web``: the turn in a browser too — the live panel served on 127.0.0.1 beside the terminal.
 
-``watch --web`` and ``demo --web`` serve the :mod:`a2a_progress.web` page on loopback (a free port,
+``watch --web`` and ``demo --web`` serve the `a2a_progress.web` page on loopback (a free port,
 or ``--web-port P``), print its URL on a line of its own, feed the turn to it as well as to the
 terminal view, and keep serving after the turn until Ctrl-C (or SIGTERM), so the user can look.
 A turn that fails after the page is up shows its error on the page too.
@@ -99,7 +99,7 @@ async def web_panel(
 ) -> AsyncIterator[WebPanel]:
     """Serve the panel on 127.0.0.1:``port`` (None: no panel) and print its URL on ``out``.
 
-    A :class:`CliError` raised inside is shown on the page, which is served until Ctrl-C before
+    A `CliError` raised inside is shown on the page, which is served until Ctrl-C before
     the error goes on up.
     """
     if port is None:
