@@ -53,6 +53,12 @@ def envelope_part(envelope_json: str, fallback: str) -> Part:
 
     Raises `OversizeEnvelopeError` when escaping line separators took the envelope over
     `HARD_LIMIT_BYTES`.
+
+    Examples:
+        >>> from a2a_progress.envelope import Envelope, Kind, encode
+        >>> part = envelope_part(encode(Envelope(Kind.TEXT, 1, {"text": "CI is red"})), "CI is red")
+        >>> part.text, TFRS_KEY in part.metadata
+        ('CI is red', True)
     """
     escaped = envelope_json.translate(_JSON_ESCAPES)
     if len(escaped) != len(envelope_json) and utf8_size(escaped) > HARD_LIMIT_BYTES:
@@ -84,7 +90,13 @@ def raw_envelope(part: Part) -> object:
 
 
 def message_text(message: Message, delimiter: str = "\n") -> str:
-    """The text of a message's text parts, joined (what a pre-upgrade caller shows)."""
+    """The text of a message's text parts, joined (what a pre-upgrade caller shows).
+
+    Examples:
+        >>> from a2a.types import Part
+        >>> message_text(Message(parts=[Part(text="CI is red"), Part(text="2 failing tests")]))
+        'CI is red\\n2 failing tests'
+    """
     # A list, not a generator: join() would build one anyway (called once per update).
     return delimiter.join([part.text for part in message.parts if part.HasField("text")])
 
@@ -241,7 +253,15 @@ def status_message(
 def read_envelope(
     source: Part | Message | TaskStatusUpdateEvent | Task | StreamResponse,
 ) -> Envelope | Rejected | None:
-    """The envelope carried by any of the A2A shapes that can hold one, or None."""
+    """The envelope carried by any of the A2A shapes that can hold one, or None.
+
+    Examples:
+        >>> from a2a.types import Part
+        >>> from a2a_progress.envelope import Envelope, Kind, encode
+        >>> part = envelope_part(encode(Envelope(Kind.TEXT, 3, {"text": "CI is red"})), "CI is red")
+        >>> read_envelope(part).seq, read_envelope(Part(text="plain text")) is None
+        (3, True)
+    """
     if isinstance(source, Part):
         return read_part(source)
     message = source if isinstance(source, Message) else status_message(source)

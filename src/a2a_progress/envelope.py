@@ -27,7 +27,12 @@ SOFT_LIMIT_BYTES: Final = 8 * 1024
 
 
 class Kind(StrEnum):
-    """What an envelope describes."""
+    """What an envelope describes.
+
+    Examples:
+        >>> Kind("tool_call") is Kind.TOOL_CALL
+        True
+    """
 
     THINKING = "thinking"
     TOOL_CALL = "tool_call"
@@ -37,7 +42,13 @@ class Kind(StrEnum):
 
 
 class Status(StrEnum):
-    """Where the process of the envelope's stream stands."""
+    """Where the process of the envelope's stream stands: only tool calls end (``done`` or
+    ``aborted``); every other kind is sent ``running``.
+
+    Examples:
+        >>> [status.value for status in Status]
+        ['running', 'done', 'aborted']
+    """
 
     RUNNING = "running"
     DONE = "done"
@@ -45,7 +56,12 @@ class Status(StrEnum):
 
 
 class RejectReason(StrEnum):
-    """Why a string is not a usable v1 envelope."""
+    """Why a string is not a usable v1 envelope.
+
+    Examples:
+        >>> decode('{"v": 2, "kind": "text", "seq": 1, "status": "running", "payload": {}}').reason
+        <RejectReason.UNKNOWN_VERSION: 'unknown_version'>
+    """
 
     NOT_A_STRING = "not_a_string"
     OVERSIZE = "oversize"
@@ -61,11 +77,25 @@ class RejectReason(StrEnum):
 
 
 class EnvelopeError(ValueError):
-    """An envelope cannot be built or encoded as asked."""
+    """An envelope cannot be built or encoded as asked.
+
+    Examples:
+        >>> Envelope(Kind.TEXT, seq=1, payload={})
+        Traceback (most recent call last):
+        ...
+        a2a_progress.envelope.EnvelopeError: text payload needs a string 'text'
+    """
 
 
 class OversizeEnvelopeError(EnvelopeError):
-    """The encoded envelope would exceed `HARD_LIMIT_BYTES`."""
+    """The encoded envelope would exceed `HARD_LIMIT_BYTES`.
+
+    Examples:
+        >>> encode(Envelope(Kind.TEXT, seq=1, payload={"text": "x" * 70_000}))
+        Traceback (most recent call last):
+        ...
+        a2a_progress.envelope.OversizeEnvelopeError: ...
+    """
 
 
 # Per kind: required payload fields, then optional ones; every listed field is a string.
@@ -110,6 +140,11 @@ class Envelope:
     ``payload`` is a read-only mapping; unknown extra keys are kept (forward compatibility).
     Construction validates every field (and the payload for the kind) and raises
     `EnvelopeError`.
+
+    Examples:
+        >>> call = Envelope(Kind.TOOL_CALL, seq=2, payload={"tool": "search"}, stream_key="c1")
+        >>> call.status, call.payload["tool"]
+        (<Status.RUNNING: 'running'>, 'search')
     """
 
     kind: Kind
@@ -225,7 +260,12 @@ _set_kind, _set_seq, _set_payload, _set_status, _set_stream_key, _set_v = (
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """The outcome of decoding something that is not a usable envelope."""
+    """The outcome of decoding something that is not a usable envelope.
+
+    Examples:
+        >>> decode("not json")
+        Rejected(reason=<RejectReason.NOT_JSON: 'not_json'>, detail=...)
+    """
 
     reason: RejectReason
     detail: str
@@ -236,6 +276,10 @@ def encode(envelope: Envelope) -> str:
 
     Raises `OversizeEnvelopeError` when the result exceeds `HARD_LIMIT_BYTES`, and
     `EnvelopeError` when an extra payload value has no JSON form (NaN, a set, ...).
+
+    Examples:
+        >>> encode(Envelope(Kind.THINKING, seq=1, payload={"text": "Check CI first."}))
+        '{"v":1,"kind":"thinking","seq":1,"status":"running","payload":{"text":"Check CI first."}}'
     """
     try:
         text = _ENCODER.encode(envelope.to_wire())
@@ -294,6 +338,12 @@ def decode(data: object) -> Envelope | Rejected:
     """Decode the value of ``metadata["tfrs"]``. Never raises.
 
     Returns the `Envelope`, or `Rejected` with the reason it is not one.
+
+    Examples:
+        >>> decode('{"v":1,"kind":"text","seq":4,"status":"running","payload":{"text":"red"}}')
+        Envelope(kind=<Kind.TEXT: 'text'>, seq=4, payload=mappingproxy({'text': 'red'}), ...)
+        >>> decode(42).reason
+        <RejectReason.NOT_A_STRING: 'not_a_string'>
     """
     if not isinstance(data, str):
         return Rejected(RejectReason.NOT_A_STRING, f"envelope is a {type(data).__name__}")
@@ -396,6 +446,10 @@ def split_text(text: str, limit: int = SOFT_LIMIT_BYTES) -> list[str]:
 
     Whole lines are packed together while they fit; a single line longer than ``limit`` is cut at
     character boundaries. Joining the pieces gives back ``text`` exactly. Empty text is one piece.
+
+    Examples:
+        >>> split_text("first line\\nsecond line\\n", limit=12)
+        ['first line\\n', 'second line\\n']
     """
     if limit < 4:
         raise ValueError("limit must leave room for one UTF-8 character (4 bytes)")

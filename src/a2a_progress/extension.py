@@ -46,6 +46,12 @@ def progress_extension(*, required: bool = False) -> AgentExtension:
     """The ``AgentExtension`` a callee adds to ``AgentCard.capabilities.extensions``.
 
     ``required`` stays False: callers that do not know the envelope still read the fallback.
+
+    Examples:
+        >>> from a2a.types import AgentCapabilities
+        >>> capabilities = AgentCapabilities(streaming=True, extensions=[progress_extension()])
+        >>> capabilities.extensions[0].uri == PROGRESS_EXTENSION_URI
+        True
     """
     extension = AgentExtension(uri=PROGRESS_EXTENSION_URI, description=_DESCRIPTION)
     extension.required = required
@@ -55,7 +61,14 @@ def progress_extension(*, required: bool = False) -> AgentExtension:
 
 
 def declares_progress_extension(card: AgentCard) -> bool:
-    """Whether the agent's card declares the progress envelope extension (any ``required``)."""
+    """Whether the agent's card declares the progress envelope extension (any ``required``).
+
+    Examples:
+        >>> from a2a.types import AgentCapabilities
+        >>> card = AgentCard(capabilities=AgentCapabilities(extensions=[progress_extension()]))
+        >>> declares_progress_extension(card), declares_progress_extension(AgentCard())
+        (True, False)
+    """
     return any(ext.uri == PROGRESS_EXTENSION_URI for ext in card.capabilities.extensions)
 
 
@@ -64,6 +77,13 @@ def request_progress_extension(context: ClientCallContext | None = None) -> Clie
 
     Pass it as ``context=`` to ``Client.send_message`` / ``subscribe``. Other service
     parameters of ``context`` are kept; the given context is not changed.
+
+    Examples:
+        >>> context = request_progress_extension()
+        >>> PROGRESS_EXTENSION_URI in str(context.service_parameters)
+        True
+
+        Then ``client.send_message(request, context=context)``.
     """
     base = context if context is not None else ClientCallContext()
     parameters = ServiceParametersFactory.create_from(

@@ -106,6 +106,18 @@ async def open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpd
 
     A new task goes out SUBMITTED with the user's message in its history, which is what callers
     (and ``return_immediately`` sends) expect as the first event of a turn.
+
+    Examples:
+        In an ``AgentExecutor`` (``examples/callee.py``, which the tests run, is complete):
+
+        >>> from a2a.server.agent_execution import AgentExecutor
+        >>> class ResearchAgent(AgentExecutor):
+        ...     async def execute(self, context, event_queue):
+        ...         updater = await open_task(context, event_queue)  # SUBMITTED, if new
+        ...         async with ProgressEmitter(updater) as progress:
+        ...             await progress.complete("The deploy is blocked.")
+        ...     async def cancel(self, context, event_queue):
+        ...         pass
     """
     task_id, context_id = context.task_id or "", context.context_id or ""
     if context.current_task is None:
@@ -129,7 +141,34 @@ class ToolCall:
     """One tool call of the turn: ``await`` it (or ``async with`` it) to announce its start.
 
     ``async with`` ends it ``done`` on normal exit and ``aborted`` on an exception or
-    cancellation; the exception still propagates.
+    cancellation; the exception still propagates. To report a tool that failed and go on with
+    the turn, end it yourself with `aborted` (its reason is redacted, and becomes the tool
+    span's status); `done` ends it well.
+
+    Examples:
+        >>> import asyncio
+        >>> from a2a.server.events import EventQueue
+        >>> from a2a.server.tasks import TaskUpdater
+        >>> class Recorder(EventQueue):  # keeps what is enqueued (a2a-sdk's queue in an agent)
+        ...     def __init__(self) -> None:
+        ...         self.events = []
+        ...     async def enqueue_event(self, event) -> None:
+        ...         self.events.append(event)
+        >>> async def turn(queue):
+        ...     async with ProgressEmitter(TaskUpdater(queue, "task-1", "ctx-1")) as progress:
+        ...         call = await progress.tool_call("dashboard", tool_call_id="call-2")
+        ...         try:
+        ...             raise TimeoutError("the dashboard timed out")
+        ...         except TimeoutError as error:
+        ...             await call.aborted(str(error))  # report it, and go on
+        ...         await progress.complete("Done without the dashboard.")
+        >>> queue = Recorder()
+        >>> asyncio.run(turn(queue))
+        >>> for event in queue.events:
+        ...     print(event.status.message.parts[0].text)
+        Calling tool dashboard
+        Tool dashboard aborted: the dashboard timed out
+        Done without the dashboard.
     """
 
     __slots__ = ("_emitter", "state", "stream_key", "tool", "tool_call_id")
@@ -239,7 +278,40 @@ class ProgressEmitter:
         soft_limit: UTF-8 bytes per text piece; longer text is split by lines.
 
     Use it as ``async with ProgressEmitter(updater) as progress:`` so that tool calls still open
-    when ``execute()`` raises or is cancelled end ``aborted``.
+    when ``execute()`` raises or is cancelled end ``aborted``. The turn ends with `complete`,
+    or with `failed` (FAILED, with your reason as its message, which callers show as the
+    error); leaving the ``async with`` block does not end the task. An exception that escapes
+    ``execute()`` fails the turn too, but a2a-sdk then sends the exception's message to the
+    caller unredacted: catch it and call `failed` with words of your own.
+
+    Examples:
+        >>> import asyncio
+        >>> from a2a.server.events import EventQueue
+        >>> from a2a.server.tasks import TaskUpdater
+        >>> class Recorder(EventQueue):  # keeps what is enqueued (a2a-sdk's queue in an agent)
+        ...     def __init__(self) -> None:
+        ...         self.events = []
+        ...     async def enqueue_event(self, event) -> None:
+        ...         self.events.append(event)
+        >>> from a2a_progress import read_envelope
+        >>> async def turn(queue):
+        ...     async with ProgressEmitter(TaskUpdater(queue, "task-1", "ctx-1")) as progress:
+        ...         await progress.thinking("Check CI first.")
+        ...         async with progress.tool_call("ci_status", tool_call_id="call-1"):
+        ...             pass  # the tool runs here: running, then done
+        ...         await progress.text("CI is red")
+        ...         await progress.complete("The deploy is blocked: CI is red.")
+        >>> queue = Recorder()
+        >>> asyncio.run(turn(queue))
+        >>> for event in queue.events[:4]:
+        ...     envelope = read_envelope(event)
+        ...     print(envelope.seq, envelope.kind.value, envelope.status.value, envelope.payload)
+        1 thinking running {'text': 'Check CI first.'}
+        2 tool_call running {'tool': 'ci_status', 'tool_call_id': 'call-1'}
+        3 tool_call done {'tool': 'ci_status', 'tool_call_id': 'call-1'}
+        4 text running {'text': 'CI is red'}
+        >>> queue.events[-1].status.state == TaskState.TASK_STATE_COMPLETED
+        True
     """
 
     def __init__(

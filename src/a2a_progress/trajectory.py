@@ -68,6 +68,15 @@ class TrajectoryAdapter:
 
     It remembers the tool calls it started, so a later DTO with the same tool id and a terminal
     status ends that call ``done`` or ``aborted``.
+
+    Examples:
+        Inside ``async with ProgressEmitter(updater) as progress:`` of an agent whose framework
+        yields trajectory events:
+
+        >>> async def relay(progress, trajectory_events):
+        ...     adapter = TrajectoryAdapter(progress)
+        ...     async for event in trajectory_events:  # e.g. {"eventScene": "tool", ...}
+        ...         await adapter.emit(event)
     """
 
     def __init__(self, emitter: ProgressEmitter) -> None:

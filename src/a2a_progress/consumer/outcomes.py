@@ -46,7 +46,12 @@ FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_ST
 
 
 class EndReason(StrEnum):
-    """Why a tool call ended."""
+    """Why a tool call ended (`CallRecord.end_reason`, and the spans' ``end_reason``).
+
+    Examples:
+        >>> EndReason("turn_failed") is EndReason.TURN_FAILED
+        True
+    """
 
     DONE = "done"
     ABORTED = "aborted"
@@ -68,7 +73,14 @@ TERMINAL_END_REASONS: Final[Mapping[int, EndReason]] = {
 
 
 class Outcome(StrEnum):
-    """What became of an update fed to the assembler (for metrics)."""
+    """What became of an update fed to the assembler (for metrics).
+
+    Examples:
+        >>> from a2a_progress import ProgressAssembler
+        >>> assembler = ProgressAssembler()
+        >>> assembler.last_outcome  # nothing fed yet
+        <Outcome.NONE: 'none'>
+    """
 
     ACCEPTED = "accepted"
     DUPLICATE = "duplicate"

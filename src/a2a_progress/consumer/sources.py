@@ -27,6 +27,35 @@ async def follow(
     `TurnOutcome` with ``terminal=False`` closes the open calls ``stream_closed``.
     Errors from the source propagate. ``dialects`` picks the dialects of the assembler
     ``follow`` makes (see `ProgressAssembler`); give either it or ``assembler``.
+
+    Examples:
+        With a client: ``async for item in follow(client.send_message(request)): ...``
+        (``examples/caller.py``). Any async iterable of events works the same way:
+
+        >>> from a2a.types import Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent
+        >>> from a2a_progress import Envelope, Kind, Status, encode, envelope_part
+        >>> def update(state, seq=None, kind=Kind.TEXT, payload=None, status=Status.RUNNING):
+        ...     parts = []  # a WORKING update carries an envelope; a final one, its reply
+        ...     if seq is not None:
+        ...         envelope = Envelope(kind, seq, payload, status, stream_key="call-1")
+        ...         parts = [envelope_part(encode(envelope), "fallback text")]
+        ...     message = Message(message_id=f"m{seq}", role=Role.ROLE_AGENT, parts=parts)
+        ...     return TaskStatusUpdateEvent(
+        ...         task_id="task-1", context_id="ctx-1",
+        ...         status=TaskStatus(state=state, message=message))
+        >>> WORKING, COMPLETED = TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED
+        >>> search = {"tool": "search", "tool_call_id": "call-1"}
+        >>> import asyncio
+        >>> async def stream():  # stands in for client.send_message(request)
+        ...     yield update(WORKING, 1, Kind.THINKING, {"text": "Check CI first."})
+        ...     yield update(WORKING, 2, Kind.TOOL_CALL, search)
+        >>> async def watch():
+        ...     return [item async for item in follow(stream())]
+        >>> *progress, outcome = asyncio.run(watch())
+        >>> [update.envelope.kind.value for update in progress]
+        ['thinking', 'tool_call']
+        >>> outcome.terminal, [call.end_reason.value for call in outcome.closed]
+        (False, ['stream_closed'])
     """
     if assembler is not None and dialects is not None:
         raise ValueError("give dialects to the ProgressAssembler passed as assembler=")
@@ -71,6 +100,13 @@ async def poll_task(
     The coarse replay channel: progress comes from ``Task.history``, truncated by
     ``history_length``. Feed it to `follow`. Progress read from history is marked
     ``replayed`` and has no times (a2a-sdk keeps none for history messages).
+
+    Examples:
+        A coroutine's body, with ``client`` from `a2a_progress.serving.create_client`:
+
+        >>> async def replay(client, task_id):
+        ...     async for item in follow(poll_task(client, task_id, interval=0.5)):
+        ...         print(item)
     """
     request = GetTaskRequest(id=task_id)
     if history_length is not None:

@@ -48,6 +48,15 @@ class CallRecord:
     replayed from ``Task.history`` has no start time (a2a-sdk keeps none for history messages).
     ``replayed`` says the call was opened by such a replayed update; ``dialect`` names the
     dialect that reported it (None for the progress envelope).
+
+    Examples:
+        Read from `ProgressUpdate.call` and ``closed``, and `TurnOutcome.closed`:
+
+        >>> from a2a_progress import Envelope, Kind
+        >>> running = Envelope(Kind.TOOL_CALL, 7, {"tool": "search"}, stream_key="call-1")
+        >>> call = CallRecord(running, 0, started_at=100.0)
+        >>> call.tool, call.key, call.is_open, call.duration
+        ('search', 'call-1', True, None)
     """
 
     __slots__ = (

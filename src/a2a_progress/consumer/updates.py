@@ -24,6 +24,13 @@ class ProgressUpdate:
     ``replayed`` marks progress rebuilt after the fact from a Task snapshot's ``history`` (its
     arrival time is not when it happened). ``dialect`` names the dialect it was translated from
     (e.g. ``"adk"``); None for the progress envelope and plain text.
+
+    Examples:
+        >>> from a2a_progress import Envelope, Kind
+        >>> thought = Envelope(Kind.THINKING, 1, {"text": "Check CI first."})
+        >>> update = ProgressUpdate("task-1", "ctx-1", thought, fallback="Check CI first.")
+        >>> update.envelope.kind.value, update.late, update.degraded
+        ('thinking', False, False)
     """
 
     task_id: str
@@ -57,6 +64,15 @@ class TurnOutcome:
     ``execute()`` ends the stream with an error instead of a status (the error propagates from
     `follow`): ``dataclasses.replace(outcome, error=error_text(exc))`` puts it on an outcome,
     as ``a2a-progress watch`` does.
+
+    Examples:
+        >>> from a2a.types import TaskState
+        >>> outcome = TurnOutcome(
+        ...     "task-1", "ctx-1", TaskState.TASK_STATE_FAILED, terminal=True, reply="",
+        ...     message=None, artifacts=(), started_at=10.0, ended_at=12.5,
+        ...     error="payments-db refused the connection")
+        >>> outcome.state_label, outcome.succeeded, outcome.duration, outcome.error
+        ('failed', False, 2.5, 'payments-db refused the connection')
     """
 
     task_id: str

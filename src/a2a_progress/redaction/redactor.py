@@ -86,6 +86,12 @@ class Redactor:
     Args:
         extra_patterns: more regular expressions whose whole match is masked.
         enabled: ``False`` makes `redact` return its input unchanged.
+
+    Examples:
+        >>> Redactor().redact("curl -H 'Authorization: Bearer abc123def456ghi789'")
+        "curl -H 'Authorization: [REDACTED]'"
+        >>> Redactor(extra_patterns=["ticket-[0-9]+"]).redact("see ticket-4812")
+        'see [REDACTED]'
     """
 
     __slots__ = ("_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex")
