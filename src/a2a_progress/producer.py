@@ -35,6 +35,7 @@ from a2a_progress.envelope import (
     split_text,
 )
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
+from a2a_progress.redaction.stream import StreamRedactor
 
 logger = logging.getLogger(__name__)
 
@@ -329,6 +330,8 @@ class ProgressEmitter:
         self._redactor = redactor
         self._soft_limit = soft_limit
         self._open: dict[int, ToolCall] = {}
+        # Each stream of text (kind, stream key) is redacted with the pieces before it in mind.
+        self._streams: dict[tuple[Kind, str | None], StreamRedactor] = {}
         self._lock = asyncio.Lock()
         _live_emitters[updater.task_id] = self
 
@@ -457,6 +460,16 @@ class ProgressEmitter:
         text = _sendable(text)
         return text if self._redactor is None else self._redactor.redact(text)
 
+    def _redact_piece(self, kind: Kind, stream_key: str | None, text: str) -> str:
+        """``text`` redacted as the next piece of its stream: a secret split across pieces
+        (a label, then its value; a private key line by line) is masked in each."""
+        if self._redactor is None or kind is Kind.ERROR:
+            return self._redact(text)
+        stream = self._streams.get((kind, stream_key))
+        if stream is None:
+            stream = self._streams[kind, stream_key] = StreamRedactor(self._redactor)
+        return stream.redact(_sendable(text))
+
     def _exception_reason(self, exc: BaseException) -> str:
         """``Type: message`` for an abort reason: the message redacted, then bounded.
 
@@ -482,7 +495,7 @@ class ProgressEmitter:
         base_payload: Mapping[str, str] = {},
     ) -> None:
         base = {name: self._redact(value) for name, value in base_payload.items()}
-        for piece in split_text(self._redact(text), self._soft_limit):
+        for piece in split_text(self._redact_piece(kind, stream_key, text), self._soft_limit):
             if self._redactor is not None:
                 _remember(piece, self._redactor)
             await self._emit(

@@ -64,6 +64,7 @@ from a2a_progress.otel.safe_text import bounded, peer_name, redacted
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer import handed_envelope, redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
+from a2a_progress.redaction.stream import Redacts, StreamRedactor
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,8 @@ _DUPLICATE: Final = Outcome.DUPLICATE.value
 _ACCEPTED: Final = Outcome.ACCEPTED
 _WORKING: Final = TaskState.TASK_STATE_WORKING
 _TOOL_CALL: Final = Kind.TOOL_CALL
+# A stream of content: the kind and stream key of its envelopes.
+_Stream = tuple[Kind, str | None]
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
@@ -242,6 +245,8 @@ class TurnTelemetry:
         self._output = Collected(self._config.max_events_per_span)
         self._reply: str | None = None
         self.agent_name: str | None = None
+        # Content redacted per stream (kind, stream key): a secret split across updates.
+        self._streams: dict[_Stream, StreamRedactor] = {}
         with bridge._live_lock:
             bridge._live.add(self)
 
@@ -421,9 +426,10 @@ class TurnTelemetry:
             attributes[conv.DEGRADED] = True
         text = update.fallback if update.degraded else envelope.content or ""
         attributes[conv.CONTENT_SIZE] = utf8_size(text)
+        stream = None if update.degraded else (envelope.kind, envelope.stream_key)
         tool = self._tools.get(id(call)) if call is not None else None
         if self._capture_content:
-            self._content(attributes, text)
+            self._content(attributes, text, stream)
             kind = Kind.TEXT if update.degraded else envelope.kind
             if tool is not None:
                 if kind is Kind.TEXT or kind is Kind.TOOL_OUTPUT_APPEND:
@@ -432,22 +438,34 @@ class TurnTelemetry:
                 self._output.add(_OUTPUT_PARTS[kind], attributes[conv.CONTENT])
         (tool.events if tool is not None else self._span_events).add(name, attributes)
 
-    def _safe_text(self, text: str) -> tuple[str, bool, bool]:
+    def _safe_text(self, text: str, stream: _Stream | None = None) -> tuple[str, bool, bool]:
         """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
 
-        Text that fits in an envelope is redacted whole (see `redacted`).
+        Text that fits in an envelope is redacted whole (see `redacted`); a piece of a
+        stream (kind, stream key) with the stream's pieces before it in mind.
         """
-        text, cut, masked = redacted(text, self._config.content_max_length, self._config.redactor)
+        redactor: Redacts = self._config.redactor if stream is None else self._stream(stream)
+        text, cut, masked = redacted(text, self._config.content_max_length, redactor)
         return text, cut, masked > 0
 
-    def _content(self, attributes: dict[str, Any], text: str) -> None:
+    def _stream(self, stream: _Stream) -> StreamRedactor:
+        found = self._streams.get(stream)
+        if found is None:
+            found = self._streams[stream] = StreamRedactor(self._config.redactor)
+        return found
+
+    def _content(
+        self, attributes: dict[str, Any], text: str, stream: _Stream | None = None
+    ) -> None:
         if self._own_texts and MASK not in text and redacted_by(text) is DEFAULT_REDACTOR:
             # Our own emitter put this very text through the built-in patterns a moment ago and
             # masked nothing in it. Masking is idempotent (tests/otel/test_sampling.py checks it
             # on the credential corpus), so a second scan would find nothing either.
             text, cut = bounded(text, self._config.content_max_length)
+            if stream is not None:
+                self._stream(stream).passed(text)
         else:
-            text, cut, masked = self._safe_text(text)
+            text, cut, masked = self._safe_text(text, stream)
             if masked:
                 self._counts.outcome(conv.OUTCOME_REDACTED)
         attributes[conv.CONTENT] = text

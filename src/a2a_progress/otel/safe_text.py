@@ -12,6 +12,7 @@ from typing import Final
 from a2a_progress.envelope import HARD_LIMIT_BYTES, truncate_utf8, utf8_size
 from a2a_progress.otel.config import NAME_MAX_LENGTH
 from a2a_progress.redaction import Redactor
+from a2a_progress.redaction.stream import Redacts
 
 __all__ = ["NAME_WINDOW", "TRUNCATION_MARKER", "bounded", "peer_name", "redacted"]
 
@@ -43,7 +44,7 @@ def bounded(text: str, limit: int) -> tuple[str, bool]:
 
 
 def redacted(
-    text: str, limit: int, redactor: Redactor, window: int = HARD_LIMIT_BYTES
+    text: str, limit: int, redactor: Redacts, window: int = HARD_LIMIT_BYTES
 ) -> tuple[str, bool, int]:
     """``text`` redacted and bounded; whether it was cut, and how many credentials were masked.
 

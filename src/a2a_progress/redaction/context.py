@@ -84,8 +84,9 @@ _SHAPES: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "block",
-        rf"(?m:^[ \t]*+[\"']?{_NAME}[\"']?[ \t]*:[ \t]*[|>][-+0-9]{{0,2}}[ \t]*\r?\n)"
-        r"(?P<block_val>(?:[ \t]++[^\s][^\r\n]{0,4096}+(?:\r?\n|\Z)){1,64}+)",
+        rf"(?m:^(?P<block_in>[ \t]*+)[\"']?{_NAME}[\"']?[ \t]*:[ \t]*[|>][-+0-9]{{0,2}}"
+        r"[ \t]*\r?\n)"
+        r"(?P<block_val>(?:(?P=block_in)[ \t]++[^\s][^\r\n]{0,4096}+(?:\r?\n|\Z)){1,64}+)",
     ),
     (
         "pipe",
@@ -157,8 +158,8 @@ def mask_in_context(text: str) -> tuple[str, int]:
         value = text[start:end]
         if MASK in value or (group in _JUDGED and value.endswith(":")):
             continue  # masked already; or the name of the next pair ("Proxy-Authorization:")
-        if group.endswith("_uval"):
-            trimmed = value.rstrip(_TRAILING)
+        if group.endswith("_uval") or value.endswith("\n"):
+            trimmed = value.rstrip(_TRAILING + "\r\n")
             end -= len(value) - len(trimmed)
             value = trimmed
         if not value or not _secret(match, group, value):

@@ -73,6 +73,8 @@ PLACEHOLDER: Final = (
     # what tools print instead of a secret, and permission words ("id-token: write")
     r"|redacted|masked|hidden|sensitive|omitted|read|write|required|optional)"
     r"|\[[A-Za-z _-]{3,20}\]|\((?i:sensitive|hidden|redacted|masked|secret)[\w ]{0,20}\)"
+    # a YAML block scalar's indicator ("password: |"): the value is on the lines below
+    r"|[|>][-+]?[0-9]?"
     # a path ("/run/secrets/db", "./pw.txt", "~/.pgpass"); a YAML tag ("!vault |")
     r"|(?:\.{0,2}/|~/)[\w./@-]{0,200}+|![A-Za-z]\w{0,30}(?=[ \t]+[|>\w])"
     # a type ("SecretStr = Field(...)", "SecretStr | None"): a capitalised name, then "=" or "|"
