@@ -143,9 +143,14 @@ class Telemetry(MemoryTelemetry):
     # -- spans ---------------------------------------------------------------------------------
 
     def turn_spans(self, observer: str) -> list[ReadableSpan]:
-        """CLIENT spans (caller) or SERVER spans (callee)."""
+        """CLIENT spans (caller) or SERVER spans (callee); not the opt-in invoke_agent spans."""
         kind = SpanKind.CLIENT if observer == conv.OBSERVER_CALLER else SpanKind.SERVER
-        return [span for span in self.spans() if span.kind is kind]
+        return [
+            span
+            for span in self.spans()
+            if span.kind is kind
+            and attrs(span).get(conv.GEN_AI_OPERATION_NAME) != conv.OPERATION_INVOKE_AGENT
+        ]
 
     def turn_span(self, observer: str) -> ReadableSpan:
         [span] = self.turn_spans(observer)

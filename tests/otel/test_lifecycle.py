@@ -97,21 +97,32 @@ async def test_streaming_call_execution_and_tool_spans(telemetry: Telemetry) -> 
                 "finish_reason": "stop",
             }
         ]
+    # The draft A2A attributes: the message sent (the same id on both sides) and the agent's
+    # card; the caller also names the protocol version of the interface it chose.
+    message_id = attrs(caller)["a2a.message.id"]
+    agent = {
+        "gen_ai.agent.name": AGENT,
+        "gen_ai.agent.description": served.card.description,
+        "gen_ai.agent.version": served.card.version,
+    }
     assert without(attrs(caller), conv.GEN_AI_OUTPUT_MESSAGES) == {
         "a2a.method.name": "SendStreamingMessage",
+        "a2a.message.id": message_id,
+        "a2a.protocol.version": "1.0",
         "a2a.task.id": task_id,
         "a2a.task.state": "TASK_STATE_COMPLETED",
         "gen_ai.conversation.id": context_id,
-        "gen_ai.agent.name": AGENT,
+        **agent,
         "server.address": "127.0.0.1",
         "server.port": port,
     }
     assert without(attrs(callee), conv.GEN_AI_OUTPUT_MESSAGES) == {
         "a2a.method.name": "SendStreamingMessage",
+        "a2a.message.id": message_id,
         "a2a.task.id": task_id,
         "a2a.task.state": "TASK_STATE_COMPLETED",
         "gen_ai.conversation.id": context_id,
-        "gen_ai.agent.name": AGENT,
+        **agent,
     }
     assert parent_id(caller) is None
     assert parent_id(callee) == span_id(caller)
@@ -324,10 +335,13 @@ async def test_return_immediately_then_subscribe(telemetry: Telemetry) -> None:
     assert subscribe.name == "SubscribeToTask"
     assert without(attrs(subscribe), conv.GEN_AI_OUTPUT_MESSAGES) == {
         "a2a.method.name": "SubscribeToTask",
+        "a2a.protocol.version": "1.0",
         "a2a.task.id": submitted.task.id,
         "a2a.task.state": "TASK_STATE_COMPLETED",
         "gen_ai.conversation.id": submitted.task.context_id,
         "gen_ai.agent.name": AGENT,
+        "gen_ai.agent.description": served.card.description,
+        "gen_ai.agent.version": served.card.version,
         "server.address": "127.0.0.1",
         "server.port": int(served.http_url.rsplit(":", 1)[1]),
     }

@@ -57,6 +57,7 @@ from a2a_progress.otel.errors import (
     is_cancellation,
     record_exception,
 )
+from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.metrics import BridgeMetrics, TurnCounts
 from a2a_progress.otel.peer_names import PeerNames
 from a2a_progress.otel.pending import PendingExport, mark_pending
@@ -223,6 +224,8 @@ class TurnTelemetry:
         # The callee's tool span just opened, for the caller (see announce.py); the callee's
         # queue takes it (and sets None) as it passes the update on.
         self.announcement: SpanContext | None = None
+        # The opt-in invoke_agent span around a caller's turn: it ends with the turn.
+        self.invoke_agent: InvokeAgent | None = None
         self._context = trace.set_span_in_context(span)
         self._task_id: str | None = None
         self._context_id: str | None = None
@@ -318,6 +321,8 @@ class TurnTelemetry:
             self._bridge._live.discard(self)
         if is_cancellation(error):
             error = None  # the caller stopped, or the task was canceled: no failure
+        failure: tuple[str, str] | None = None  # error.type, status description
+        messages: str | None = None
         try:
             for outcome in self._assembler.close(reason):
                 self._outcome(outcome, failed=error is not None)
@@ -333,10 +338,12 @@ class TurnTelemetry:
                 message = self._safe_text(str(error))[0]
                 record_exception(self._span, error, message)
                 why = error_text(error, self._config.redactor)  # what the agent said, if a2a's
-                fail(self._span, error_type(error), f"{type(error).__name__}: {why}")
+                failure = (error_type(error), f"{type(error).__name__}: {why}")
             elif self._state in _FAILED_STATES:
                 state = _state_name(self._state or 0)
-                fail(self._span, state, self._failure or state)
+                failure = (state, self._failure or state)
+            if failure is not None:
+                fail(self._span, *failure)
         except Exception:  # noqa: BLE001
             self._bridge.warn_once("end")
         finally:
@@ -346,6 +353,11 @@ class TurnTelemetry:
                 tool.events.span.end()
             self._tools.clear()
             self._span.end()
+            if self.invoke_agent is not None:
+                try:
+                    self.invoke_agent.end(failure, messages)
+                except Exception:  # noqa: BLE001
+                    self._bridge.warn_once("invoke_agent end")
 
     def _outcome(self, outcome: TurnOutcome, *, failed: bool = False) -> None:
         """The turn ended (or its stream did): close its calls, keep its reply's text."""

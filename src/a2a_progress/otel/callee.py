@@ -20,7 +20,7 @@ import wrapt
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2, LegacyRequestHandler
-from a2a.types.a2a_pb2 import Message, TaskStatusUpdateEvent
+from a2a.types.a2a_pb2 import AgentCard, Message, TaskStatusUpdateEvent
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.instrumentation.utils import unwrap
@@ -31,9 +31,10 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
 from a2a_progress.otel.announce import announce
 from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry
-from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLEE
+from a2a_progress.otel.card import card_attributes
+from a2a_progress.otel.config import SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
-from a2a_progress.otel.safe_text import bounded, peer_name
+from a2a_progress.otel.safe_text import peer_name
 
 _HANDLER_CLASSES: Final = (DefaultRequestHandlerV2, LegacyRequestHandler)
 
@@ -84,10 +85,11 @@ def _status_message(event: A2AEvent) -> Message | None:
 class InstrumentedExecutor(_ExecutorProxy):
     """An agent executor that reports its turns to the bridge; everything else passes through."""
 
-    def __init__(self, executor: AgentExecutor, bridge: Bridge, agent_name: str | None) -> None:
+    def __init__(self, executor: AgentExecutor, bridge: Bridge, card: AgentCard | None) -> None:
         super().__init__(executor)
         self._self_bridge = bridge
-        self._self_agent_name = agent_name
+        # The local card's name, description and version (bounded once).
+        self._self_agent = card_attributes(card)
 
     def _start_turn(self, context: RequestContext) -> TurnTelemetry:
         method = served_method()
@@ -100,8 +102,10 @@ class InstrumentedExecutor(_ExecutorProxy):
             attributes[conv.A2A_TASK_ID] = peer_name(context.task_id, redactor)
         if context.context_id:
             attributes[conv.GEN_AI_CONVERSATION_ID] = peer_name(context.context_id, redactor)
-        if self._self_agent_name:
-            attributes[conv.GEN_AI_AGENT_NAME] = bounded(self._self_agent_name, NAME_MAX_LENGTH)[0]
+        message = context.message
+        if message is not None and message.message_id:
+            attributes[conv.A2A_MESSAGE_ID] = peer_name(message.message_id, redactor)
+        attributes.update(self._self_agent)
         # The request boundary made the caller's context current; a handler that bypasses it
         # (a subclass overriding the send methods) still has the trace context in its request.
         parent = None
@@ -175,7 +179,9 @@ def _wrap_handler_init(bridge: Bridge) -> Callable[..., None]:
             executor = kwargs["agent_executor"] if "agent_executor" in kwargs else args_list[0]
             card = kwargs.get("agent_card", args_list[2] if len(args_list) > 2 else None)
             if not isinstance(executor, InstrumentedExecutor):
-                proxy = InstrumentedExecutor(executor, bridge, getattr(card, "name", None))
+                proxy = InstrumentedExecutor(
+                    executor, bridge, card if isinstance(card, AgentCard) else None
+                )
                 if "agent_executor" in kwargs:
                     kwargs["agent_executor"] = proxy
                 else:

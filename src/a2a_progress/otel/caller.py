@@ -18,19 +18,24 @@ from urllib.parse import urlsplit
 
 import wrapt
 from a2a.client import BaseClient, ClientCallContext
-from a2a.types.a2a_pb2 import StreamResponse
+from a2a.types.a2a_pb2 import Message, StreamResponse
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
+from a2a_progress.carrier import message_text
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge, TurnTelemetry
+from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
-from a2a_progress.otel.safe_text import bounded
+from a2a_progress.otel.invoke_agent import InvokeAgent
+from a2a_progress.otel.safe_text import bounded, redacted
 
 _PROPAGATION_ONLY: Final = ("get_task", "cancel_task")
+# server.port when the agent's URL names none (the draft: recommended when server.address is).
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 def with_trace_context(kwargs: dict[str, Any], context: Context | None) -> dict[str, Any]:
@@ -115,25 +120,34 @@ class TracedStream:
 
 
 def _server_attributes(client: BaseClient) -> dict[str, Any]:
-    attributes: dict[str, Any] = {}
     card = getattr(client, "_card", None)
-    if card is not None and card.name:
-        attributes[conv.GEN_AI_AGENT_NAME] = bounded(card.name, NAME_MAX_LENGTH)[0]
+    attributes = card_attributes(card)
     transport = getattr(client, "_transport", None)
     url = getattr(transport, "url", None) or getattr(getattr(transport, "_base", None), "url", None)
-    if not url and card is not None and card.supported_interfaces:
-        url = card.supported_interfaces[0].url
+    interfaces = list(card.supported_interfaces) if card is not None else []
+    if not url and interfaces:
+        url = interfaces[0].url
+    chosen = next((i for i in interfaces if i.url == url), interfaces[0] if interfaces else None)
+    if chosen is not None and chosen.protocol_version:
+        attributes[conv.A2A_PROTOCOL_VERSION] = bounded(chosen.protocol_version, 32)[0]
     if isinstance(url, str) and url:
         parts = urlsplit(url if "://" in url else f"//{url}")
         try:
-            port = parts.port
+            port = parts.port or _DEFAULT_PORTS.get(parts.scheme)
         except ValueError:
             port = None
         if parts.hostname:
             attributes[conv.SERVER_ADDRESS] = parts.hostname
-        if port is not None:
-            attributes[conv.SERVER_PORT] = port
+            if port is not None:
+                attributes[conv.SERVER_PORT] = port
     return attributes
+
+
+def _message_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Message | None:
+    """The message a ``send_message`` request carries (None for other calls)."""
+    request = args[0] if args else kwargs.get("request")
+    message = getattr(request, "message", None)
+    return message if isinstance(message, Message) else None
 
 
 def _is_streaming(client: BaseClient) -> bool:
@@ -155,13 +169,18 @@ def _traced_call(bridge: Bridge, method_name: Callable[[BaseClient], str]) -> Ca
         try:
             method = method_name(instance)
             attributes = {conv.A2A_METHOD_NAME: method, **_server_attributes(instance)}
+            message = _message_of(args, kwargs)
+            if message is not None and message.message_id:
+                attributes[conv.A2A_MESSAGE_ID] = bounded(message.message_id, NAME_MAX_LENGTH)[0]
+            invoke = _invoke_agent(bridge, attributes, message)
             turn = bridge.start_turn(
                 method,
                 kind=SpanKind.CLIENT,
                 observer=conv.OBSERVER_CALLER,
-                parent=None,
+                parent=None if invoke is None else invoke.context(),
                 attributes=attributes,
             )
+            turn.invoke_agent = invoke
         except Exception:  # noqa: BLE001 - never let telemetry fail the call
             bridge.warn_once("caller start")
             return wrapped(*args, **kwargs)
@@ -174,6 +193,19 @@ def _traced_call(bridge: Bridge, method_name: Callable[[BaseClient], str]) -> Ca
             raise
 
     return wrapper
+
+
+def _invoke_agent(
+    bridge: Bridge, attributes: dict[str, Any], message: Message | None
+) -> InvokeAgent | None:
+    """The opt-in ``invoke_agent`` span of a call (see :mod:`.invoke_agent`), or None."""
+    config = bridge.config
+    if not config.invoke_agent_span:
+        return None
+    text = None
+    if config.capture_content and message is not None:
+        text = redacted(message_text(message), config.content_max_length, config.redactor)[0]
+    return InvokeAgent(bridge.tracer_for(SIDE_CALLER), bridge.metrics, attributes, user_text=text)
 
 
 def _propagating(

@@ -38,6 +38,7 @@ GEN_AI_TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
 # Opt-in content (capture_content): the tool's output, and the turn's reasoning and text.
 GEN_AI_TOOL_CALL_RESULT: Final = "gen_ai.tool.call.result"
 GEN_AI_OUTPUT_MESSAGES: Final = "gen_ai.output.messages"
+GEN_AI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
 ERROR_TYPE: Final = "error.type"
 EXCEPTION_TYPE: Final = "exception.type"
 EXCEPTION_MESSAGE: Final = "exception.message"
