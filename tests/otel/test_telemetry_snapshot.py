@@ -50,7 +50,14 @@ UPDATE: Final = os.environ.get("A2A_PROGRESS_UPDATE_SNAPSHOT") == "1"
 
 # Values that differ from run to run (ids the SDK or a2a-sdk draws, the port).
 _VARYING: Final = frozenset(
-    {conv.A2A_TASK_ID, conv.GEN_AI_CONVERSATION_ID, conv.SERVER_PORT, "tfrs.span"}
+    {
+        conv.A2A_TASK_ID,
+        conv.A2A_MESSAGE_ID,
+        conv.GEN_AI_CONVERSATION_ID,
+        conv.GEN_AI_AGENT_VERSION,  # the package's version, on the served card
+        conv.SERVER_PORT,
+        "tfrs.span",
+    }
 )
 
 STEPS: Final = [
