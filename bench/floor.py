@@ -88,7 +88,6 @@ class _Side:
         self.tool: Span | None = None
         self.tool_token: object | None = None
         self.started = 0.0
-        self.seq_first = 0
         self.updates = 0
         self.task_id = self.context_id = ""
 
@@ -97,7 +96,7 @@ class _Side:
         number, self.updates = self.updates, self.updates + 1
         seq, step, index = number + 1, number % UPDATES_PER_TOOL, number // UPDATES_PER_TOOL
         if step == 1:
-            self.started, self.seq_first = time.monotonic(), seq
+            self.started = time.monotonic()
         elif step == 3 and self.observer == conv.OBSERVER_CALLEE:  # counted once, by the callee
             self.metrics.record_duration(
                 time.monotonic() - self.started,
@@ -126,9 +125,9 @@ class _Side:
         elif step == 2:
             self._event(conv.EVENT_TEXT, PART_TEXT, seq, content)
         elif self.tool is not None:
-            self.tool.set_attributes(
-                {conv.SEQ_LAST: seq, conv.SEQ_FIRST: self.seq_first, conv.END_REASON: "done"}
-            )
+            # seq.first was set at the start and has not changed: the bridge does not set it
+            # again either.
+            self.tool.set_attributes({conv.SEQ_LAST: seq, conv.END_REASON: "done"})
             self.tool.end()
             if self.tool_token is not None:
                 otel_context.detach(self.tool_token)  # type: ignore[arg-type]

@@ -1,11 +1,11 @@
 """What a backend receives, byte for byte, against a committed record: spans, events, metrics.
 
 Performance work on the bridge must not change its output. These turns (tool calls opened,
-streamed into, ended, aborted with a reason and left open, thinking, text and errors on the
-turn, a credential in a text, a degraded and an unusable update, a repeated envelope) run
-through both sides over a real JSON-RPC server, sampled with content, sampled without, and
-unsampled; every span (name, kind, parent, attributes, status, events with their attributes,
-links) and every metric point (name, attributes, count or value) is compared with
+streamed into, ended, aborted with a reason, started again late and left open; thinking, text
+and errors on the turn; a credential in a text; a degraded and an unusable update; a repeated
+envelope) run through both sides over a real JSON-RPC server, sampled with content, sampled
+without, and unsampled; every span (name, kind, parent, attributes, status, events with their
+attributes, links) and every metric point (name, attributes, count or value) is compared with
 ``snapshots/telemetry.json``. Only what differs from run to run is left out: ids, times,
 durations, the server's port.
 
@@ -73,6 +73,9 @@ STEPS: Final = [
     raw("{not json", "an unusable envelope"),
     raw(wire("thinking", 40, text="sent twice")),
     raw(wire("thinking", 40, text="sent twice")),
+    env("tool_call", 44, stream_key="k8", tool="fetch"),
+    env("tool_call", 43, stream_key="k8", tool="fetch"),  # its start again, late: seq.first 43
+    env("tool_call", 45, "done", stream_key="k8", tool="fetch"),
     env("tool_call", 41, stream_key="k9", tool="browse"),
     complete("The deploy is blocked by CI."),
 ]

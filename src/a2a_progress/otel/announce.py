@@ -29,11 +29,13 @@ def traceparent(context: SpanContext) -> str:
 
 
 def _envelope_part(message: Message | None) -> Part | None:
+    # The Struct's map is read directly (`key in struct` and `struct[key]` are Python-level
+    # protobuf helpers, several times the cost; this runs for every tool call on both sides).
     if message is None:
         return None
     part: Part
     for part in message.parts:
-        if part.HasField("metadata") and TFRS_KEY in part.metadata:
+        if part.HasField("metadata") and TFRS_KEY in part.metadata.fields:
             return part
     return None
 
@@ -42,19 +44,17 @@ def announce(message: Message | None, context: SpanContext) -> None:
     """Put ``context`` beside the envelope of the update whose ``message`` opened the span."""
     part = _envelope_part(message)
     if part is not None and context.is_valid:
-        part.metadata[WIRE_TOOL_SPAN] = traceparent(context)
+        part.metadata.fields[WIRE_TOOL_SPAN].string_value = traceparent(context)
 
 
 def announced(message: Message | None) -> SpanContext | None:
     """The callee's tool span context announced in ``message``, if any (anything malformed is
     no announcement)."""
     part = _envelope_part(message)
-    if part is None or WIRE_TOOL_SPAN not in part.metadata:
+    found = None if part is None else part.metadata.fields.get(WIRE_TOOL_SPAN)
+    if found is None or found.WhichOneof("kind") != "string_value":
         return None
-    value = part.metadata[WIRE_TOOL_SPAN]
-    if not isinstance(value, str):
-        return None
-    match = _TRACEPARENT.fullmatch(value)
+    match = _TRACEPARENT.fullmatch(found.string_value)
     if match is None:
         return None
     context = SpanContext(

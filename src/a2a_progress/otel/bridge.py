@@ -380,12 +380,13 @@ class TurnTelemetry:
 
     def _note_ids(self, task_id: str, context_id: str) -> None:
         """Label the turn with the ids of the event just fed, the first time it has them."""
+        ids: dict[str, Any] = {}
         if task_id and self._task_id is None:
-            self._task_id = self._name(task_id)
-            self._span.set_attribute(conv.A2A_TASK_ID, self._task_id)
+            self._task_id = ids[conv.A2A_TASK_ID] = self._name(task_id)
         if context_id and self._context_id is None:
-            self._context_id = self._name(context_id)
-            self._span.set_attribute(conv.GEN_AI_CONVERSATION_ID, self._context_id)
+            self._context_id = ids[conv.GEN_AI_CONVERSATION_ID] = self._name(context_id)
+        if ids:
+            self._span.set_attributes(ids)  # one call, one lock, for both
 
     def _count_outcome(self, outcome: Outcome) -> None:
         # An accepted envelope is counted with its kind, in _progress(): the assembler returns
@@ -533,6 +534,7 @@ class TurnTelemetry:
         if self._callee:
             self.announcement = span.get_span_context()
         opened = ToolSpan(span, tool, self._config.max_events_per_span, counted=counted)
+        opened.first_seq = call.first_seq
         self._tools[id(call)] = opened
         if self._opened is None:
             self._opened = [opened]
@@ -580,7 +582,8 @@ class TurnTelemetry:
         attributes: dict[str, Any] = {}
         if _int64(call.last_seq):
             attributes[conv.SEQ_LAST] = call.last_seq
-        if _int64(call.first_seq):
+        # Set at the start; again only if a late start has lowered it since.
+        if call.first_seq != tool.first_seq and _int64(call.first_seq):
             attributes[conv.SEQ_FIRST] = call.first_seq
         attributes[conv.END_REASON] = reason
         if error:

@@ -54,7 +54,7 @@ class ToolSpan:
     ``result`` collects the tool stream's texts for ``gen_ai.tool.call.result`` (opt-in).
     """
 
-    __slots__ = ("counted", "events", "is_open", "name", "result", "started")
+    __slots__ = ("counted", "events", "first_seq", "is_open", "name", "result", "started")
 
     def __init__(self, span: Span, name: str, cap: int, *, counted: bool = True) -> None:
         self.events = EventBuffer(span, cap)
@@ -63,6 +63,9 @@ class ToolSpan:
         self.is_open = True
         self.counted = counted
         self.result = Collected(cap)
+        # The seq.first attribute the span started with (None: none), so that the end sets it
+        # again only when a late start has changed it.
+        self.first_seq: int | None = None
 
     @property
     def span(self) -> Span:
