@@ -1,5 +1,6 @@
 """What a user reads says what it means: no Sphinx roles left literal in the API reference
-(mkdocs renders ``:class:`X``` as it is written), no internal labels of the design notes."""
+(mkdocs renders ``:class:`X``` as it is written), no internal labels of the design notes, and
+every environment variable the code reads on the environment variables page."""
 
 from __future__ import annotations
 
@@ -30,3 +31,15 @@ def test_no_literal_roles_and_no_internal_labels() -> None:
         if ROLE.search(line) or LABEL.search(line)
     ]
     assert found == []
+
+
+def test_every_environment_variable_the_code_reads_is_documented() -> None:
+    read = {
+        name
+        for path in (ROOT / "src").rglob("*.py")
+        for name in re.findall(r'"((?:OTEL|A2A_PROGRESS)_[A-Z0-9_]+)"', path.read_text())
+    }
+    page = (ROOT / "docs" / "reference" / "environment.md").read_text()
+    documented = set(re.findall(r"^\| `([A-Z0-9_]+)`", page, re.M))
+    documented |= set(re.findall(r"`((?:OTEL|A2A_PROGRESS)_[A-Z0-9_]+)`", page))
+    assert read - documented == set()

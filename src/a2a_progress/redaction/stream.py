@@ -3,10 +3,10 @@
 A thinking stream or a tool's output arrives in pieces (envelopes with one ``streamKey`` and
 kind), each sent on at once. Redacted alone, a piece that holds the second half of a secret —
 the value after a label that ended the last piece, the next line of a PEM private key or of a
-YAML block scalar — has nothing that says "secret". :class:`StreamRedactor` keeps, per stream:
+YAML block scalar — has nothing that says "secret". `StreamRedactor` keeps, per stream:
 
-- a *carry*: the raw text of the stream's last lines (up to :data:`CARRY_LINES` lines and
-  :data:`CARRY_CHARS` characters). A piece is redacted joined to the carry, and what the carry
+- a *carry*: the raw text of the stream's last lines (up to `CARRY_LINES` lines and
+  `CARRY_CHARS` characters). A piece is redacted joined to the carry, and what the carry
   alone redacts to is taken off the front: the rest is the piece, masked as the whole stream
   would be (a label that ended the last piece masks the value that starts this one). Two rules
   keep a join from doing harm: when a mask would start inside the carry and run into the piece
@@ -35,7 +35,7 @@ _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?----
 
 
 class Redacts(Protocol):
-    """What masks a text: a :class:`~a2a_progress.redaction.Redactor`, or a stream of one."""
+    """What masks a text: a `Redactor`, or a stream of one."""
 
     def redact_counted(self, text: str) -> tuple[str, int]:
         """``text`` masked, and how many credentials were."""
@@ -54,7 +54,7 @@ class StreamRedactor:
 
     @property
     def held(self) -> int:
-        """How many characters of the stream this keeps (at most :data:`CARRY_CHARS`)."""
+        """How many characters of the stream this keeps (at most `CARRY_CHARS`)."""
         return len(self._carry)
 
     def redact(self, piece: str) -> str:
@@ -62,7 +62,7 @@ class StreamRedactor:
         return self.redact_counted(piece)[0]
 
     def redact_counted(self, piece: str) -> tuple[str, int]:
-        """Like :meth:`redact`, and how many credentials were masked in it."""
+        """Like `redact`, and how many credentials were masked in it."""
         head = ""
         count = 0
         if self._pem_open:
