@@ -198,7 +198,7 @@ def _traced_call(bridge: Bridge, method_name: Callable[[BaseClient], str]) -> Ca
 def _invoke_agent(
     bridge: Bridge, attributes: dict[str, Any], message: Message | None
 ) -> InvokeAgent | None:
-    """The opt-in ``invoke_agent`` span of a call (see :mod:`.invoke_agent`), or None."""
+    """The opt-in ``invoke_agent`` span of a call (see `invoke_agent`), or None."""
     config = bridge.config
     if not config.invoke_agent_span:
         return None
