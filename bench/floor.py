@@ -33,9 +33,16 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import DEFAULT_MAX_EVENTS
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT, Collected, output_messages
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.version import __version__
 from agent import TOOLS, UPDATES_PER_TOOL, TurnResult, call_id, request
 
 AGENT_NAME = "bench agent"
+# What the bridge reads from the agent card onto both turn spans.
+AGENT_ATTRIBUTES = {
+    conv.GEN_AI_AGENT_NAME: AGENT_NAME,
+    conv.GEN_AI_AGENT_DESCRIPTION: "benchmark",
+    conv.GEN_AI_AGENT_VERSION: __version__,
+}
 
 
 def _tool_attributes(
@@ -187,7 +194,8 @@ class FloorObserver:
                 conv.A2A_METHOD_NAME: conv.METHOD_SEND_STREAMING,
                 conv.A2A_TASK_ID: task_id,
                 conv.GEN_AI_CONVERSATION_ID: context_id,
-                conv.GEN_AI_AGENT_NAME: AGENT_NAME,
+                conv.A2A_MESSAGE_ID: context.message.message_id if context.message else "",
+                **AGENT_ATTRIBUTES,
             },
         )
         side = _Side(
@@ -221,13 +229,17 @@ async def floor_turn(
 ) -> TurnResult:
     """:func:`agent.run_turn` with the caller's floor telemetry (``content``: as
     :class:`FloorObserver`)."""
+    message = request(tools)
     span = tracer.start_span(
         conv.METHOD_SEND_STREAMING,
         kind=SpanKind.CLIENT,
         attributes={
             conv.A2A_METHOD_NAME: conv.METHOD_SEND_STREAMING,
-            conv.GEN_AI_AGENT_NAME: "bench agent",
+            **AGENT_ATTRIBUTES,
+            conv.A2A_PROTOCOL_VERSION: "1.0",
             conv.SERVER_ADDRESS: "in-process",
+            conv.SERVER_PORT: 80,
+            conv.A2A_MESSAGE_ID: message.message.message_id,
         },
     )
     side = _Side(tracer, metrics, conv.OBSERVER_CALLER, span, current=False, content=content)
@@ -236,9 +248,7 @@ async def floor_turn(
     propagate.inject(headers)
     result = TurnResult()
     try:
-        stream = client.send_message(
-            request(tools), context=ClientCallContext(service_parameters=headers)
-        )
+        stream = client.send_message(message, context=ClientCallContext(service_parameters=headers))
         async for event in stream:
             result.events += 1
             if not event.HasField("status_update"):
