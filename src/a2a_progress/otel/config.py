@@ -11,12 +11,14 @@ from typing import Any, Final
 
 from a2a_progress.envelope import HARD_LIMIT_BYTES
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
+from a2a_progress.redaction.gitleaks import RulesError
 
 ENV_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_CAPTURE_CONTENT"
 ENV_CONTENT_MAX_LENGTH: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_CONTENT_MAX_LENGTH"
 ENV_MAX_EVENTS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_MAX_EVENTS"
 ENV_SIDES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIDES"
 ENV_REDACT_PATTERNS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_PATTERNS"
+ENV_REDACT_RULES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_RULES"
 ENV_PENDING_SPANS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_PENDING_SPANS"
 ENV_INVOKE_AGENT_SPAN: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_INVOKE_AGENT_SPAN"
 ENV_SIGTERM_HANDLER: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIGTERM_HANDLER"
@@ -88,7 +90,13 @@ def _sides_of(given: str | Iterable[str] | None, environ: Mapping[str, str]) -> 
     return frozenset(str(side).strip().lower() for side in given) & _ALL_SIDES
 
 
-def _redactor_with(patterns: list[str]) -> Redactor:
+def _redactor_with(patterns: list[str], rules_path: str = "") -> Redactor:
+    if rules_path:
+        try:
+            return Redactor.from_gitleaks(rules_path, patterns)
+        except (RulesError, re.error) as exc:
+            # A bad rules file must not stop the agent: said once, at startup, naming the rule.
+            logger.error("%s: %s; the file's rules are not used", ENV_REDACT_RULES, exc)
     if not patterns:
         return DEFAULT_REDACTOR
     try:
@@ -151,7 +159,7 @@ class BridgeConfig:
         redactor = kwargs.get("redactor")
         if redactor is None:
             patterns = [p for p in environ.get(ENV_REDACT_PATTERNS, "").split("\n") if p.strip()]
-            redactor = _redactor_with(patterns)
+            redactor = _redactor_with(patterns, environ.get(ENV_REDACT_RULES, "").strip())
         genai_capture = environ.get(ENV_GENAI_CAPTURE_CONTENT)
         capture_default = _parse_genai_capture(genai_capture) if genai_capture is not None else None
         return cls(

@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Final
 
-from a2a_progress.redaction import context, decoding, prescan, unlabelled
+from a2a_progress.redaction import context, decoding, gitleaks, prescan, unlabelled
 from a2a_progress.redaction.patterns import (
     BUILTIN_PATTERNS,
     COMMAND_PATTERNS,
@@ -86,6 +87,7 @@ class Redactor:
     Args:
         extra_patterns: more regular expressions whose whole match is masked.
         enabled: ``False`` makes `redact` return its input unchanged.
+        rules: gitleaks rules applied after the built-in passes (see `from_gitleaks`).
 
     Examples:
         >>> Redactor().redact("curl -H 'Authorization: Bearer abc123def456ghi789'")
@@ -94,9 +96,15 @@ class Redactor:
         'see [REDACTED]'
     """
 
-    __slots__ = ("_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex")
+    __slots__ = ("_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex", "_rules")
 
-    def __init__(self, extra_patterns: Iterable[str] = (), *, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        extra_patterns: Iterable[str] = (),
+        *,
+        enabled: bool = True,
+        rules: gitleaks.Rules | None = None,
+    ) -> None:
         extras = [(f"extra_{i}", _scoped(pattern)) for i, pattern in enumerate(extra_patterns)]
         common = [_named(BUILTIN_PATTERNS), f"{TOKEN_START}(?:{_named(TOKEN_SHAPES)})"]
         if extras:
@@ -112,6 +120,16 @@ class Redactor:
         self._enabled = enabled
         # Extra patterns have no known literal: with any, every text is scanned.
         self._always_scan = bool(extras)
+        self._rules = rules
+
+    @classmethod
+    def from_gitleaks(
+        cls, path: str | Path, extra_patterns: Iterable[str] = (), *, enabled: bool = True
+    ) -> Redactor:
+        """The built-in passes and the rules and allow-lists of the gitleaks TOML file at
+        ``path``. Raises `gitleaks.RulesError`, naming the rule, for a rule Python's ``re``
+        cannot compile or a file that is not a gitleaks configuration."""
+        return cls(extra_patterns, enabled=enabled, rules=gitleaks.Rules.load(path))
 
     @property
     def enabled(self) -> bool:
@@ -154,6 +172,9 @@ class Redactor:
             count += found
         if long_words:
             masked, found = unlabelled.mask_random(masked)
+            count += found
+        if self._rules is not None:
+            masked, found = self._rules.mask(masked)
             count += found
         return masked, count
 
