@@ -58,3 +58,10 @@ def test_one_line_names_the_span_of_a_one_span_trace() -> None:
     [line] = render(Waterfall([span("health check", "01", None)]).one_line(), width=200)
     assert line.startswith("trace " + "cd" * 16 + "  ·  1 span  ·  svc  ·  5.0ms")
     assert line.endswith("health check  ok")
+
+
+def test_a_megabyte_name_is_cut_on_one_line() -> None:
+    huge = span("n" * 1_000_000, "01", None)
+    [line] = render(Waterfall([huge]).one_line(), width=10_000)
+    assert len(line) < 1_000
+    assert "n" * 500 + "…" in line

@@ -103,6 +103,17 @@ def test_an_id_of_the_wrong_length_is_refused_naming_the_field(tmp_path: Path) -
     assert sorted(path.name for path in tmp_path.iterdir()) == ["1" * 32 + ".json"]
 
 
+def test_enum_values_no_version_of_otlp_defines_are_drawn_as_numbers() -> None:
+    odd = span(TRACE, SPAN, name="odd")
+    odd.kind = 99  # type: ignore[assignment]
+    odd.status.code = 42  # type: ignore[assignment]
+    with running_traces("--quiet-period", "0.2") as traces:
+        assert post(traces.http_address, request_of(odd).SerializeToString())[0] == 200
+        [line] = [line for line in printed(traces, TRACE) if line.startswith("trace ")]
+        still_serving(traces)
+    assert "odd" in line
+
+
 def test_a_trace_that_cannot_be_written_is_said_once_and_the_session_goes_on(
     tmp_path: Path,
 ) -> None:

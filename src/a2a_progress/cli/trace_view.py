@@ -28,6 +28,7 @@ _NAME_SHARE: Final = 0.45
 # Levels of nesting drawn as indentation; deeper rows show their depth instead, so a chain of
 # thousands of spans costs as many rows, not a square of their depth in characters.
 _MAX_INDENT: Final = 24
+_MAX_TEXT: Final = 500
 
 
 class SpanLike(Protocol):
@@ -109,6 +110,13 @@ def _rows(spans: Sequence[SpanLike]) -> Iterator[_Row]:
             yield from walk()
 
 
+def _shown(text: str) -> str:
+    """Peer text as one inert line of at most `_MAX_TEXT` characters (a name may be megabytes)."""
+    if len(text) > _MAX_TEXT:
+        text = text[:_MAX_TEXT] + "…"
+    return inert(text, one_line=True)
+
+
 def _duration(nanos: int) -> str:
     return duration(nanos / 1e9)
 
@@ -143,7 +151,7 @@ class Waterfall:
         return Text.assemble(
             ("trace ", "bold"),
             (", ".join(trace_ids), "bold"),
-            f"  ·  {count}  ·  {inert(', '.join(self.services()), one_line=True)}  ·  ",
+            f"  ·  {count}  ·  {_shown(', '.join(self.services()))}  ·  ",
             _duration(total),
         )
 
@@ -156,7 +164,7 @@ class Waterfall:
         line = self.title()
         if len(self.spans) == 1:
             [span] = self.spans
-            line.append(f"  ·  {inert(span.name, one_line=True)}  ")
+            line.append(f"  ·  {_shown(span.name)}  ")
             line.append_text(_status(span))
         return line
 
@@ -173,9 +181,9 @@ class Waterfall:
         total = max(1, max(span.end_time_unix_nano for span in self.spans) - origin)
         cells = [
             (
-                Text.assemble((row.prefix, "dim"), inert(row.span.name, one_line=True)),
+                Text.assemble((row.prefix, "dim"), _shown(row.span.name)),
                 Text(
-                    inert(row.span.service_name, one_line=True),
+                    _shown(row.span.service_name),
                     style=styles[row.span.service_name],
                 ),
                 _duration(row.span.end_time_unix_nano - row.span.start_time_unix_nano),
@@ -210,8 +218,8 @@ class Waterfall:
             if span.status_code == "ERROR" and span.status_message:
                 yield Text.assemble(
                     ("✗ ", "bold red"),
-                    (inert(f"{span.name} ({span.service_name}): ", one_line=True), "red"),
-                    inert(span.status_message, one_line=True),
+                    (f"{_shown(span.name)} ({_shown(span.service_name)}): ", "red"),
+                    _shown(span.status_message),
                 )
 
 

@@ -63,12 +63,10 @@ def spans_of(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
                     trace_id=span.trace_id.hex(),
                     span_id=span.span_id.hex(),
                     parent_span_id=span.parent_span_id.hex() or None,
-                    kind=Span.SpanKind.Name(span.kind).removeprefix("SPAN_KIND_"),
+                    kind=_name(Span.SpanKind, span.kind, "SPAN_KIND_"),
                     start_time_unix_nano=span.start_time_unix_nano,
                     end_time_unix_nano=span.end_time_unix_nano,
-                    status_code=Status.StatusCode.Name(span.status.code).removeprefix(
-                        "STATUS_CODE_"
-                    ),
+                    status_code=_name(Status.StatusCode, span.status.code, "STATUS_CODE_"),
                     status_message=span.status.message,
                     attributes=attributes_of(span.attributes),
                     events=tuple(
@@ -79,6 +77,15 @@ def spans_of(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
                     ),
                     scope_name=scope_spans.scope.name,
                 )
+
+
+def _name(enum: Any, value: int, prefix: str) -> str:
+    """An OTLP enum value's name without ``prefix``; a value the enum does not define (protobuf
+    keeps what a peer sent) as its number."""
+    try:
+        return str(enum.Name(value)).removeprefix(prefix)
+    except ValueError:
+        return str(value)
 
 
 def metric_points_of(request: ExportMetricsServiceRequest) -> Iterator[MetricPoint]:
