@@ -32,8 +32,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from a2a_progress import ProgressEmitter, open_task
-from a2a_progress.serve import build_agent_card
-from a2a_progress.serving import user_message
+from a2a_progress.serving import build_agent_card, user_message
 from workload import prose
 
 UPDATES_PER_TOOL = 4

@@ -3,7 +3,7 @@
 Throughput: one :class:`ProgressAssembler` is fed 600k working updates over 1,000 tool-call streams
 (100 live turns of 10 streams, 5% duplicates, 5% reordered; workload.py). The run is cut into
 slices; each slice is timed through the assembler and, on a fresh copy of the same events,
-through ``carrier.read_envelope`` alone (what any reader must do anyway), alternating between
+through ``read_envelope`` alone (what any reader must do anyway), alternating between
 the two every 250 events (CPU time; benchlib.alternating). The assembler keeps its state across
 slices, so each slice is steady-state traffic.
 
@@ -24,8 +24,8 @@ from itertools import islice
 
 from a2a.types.a2a_pb2 import TaskStatusUpdateEvent
 
-from a2a_progress.carrier import read_envelope
 from a2a_progress.consumer import EndReason, Outcome, ProgressAssembler, TurnOutcome
+from a2a_progress.sdk.adapter import read_envelope
 from benchlib import BENCH_DIR, Figure, alternating, ratio_figure
 from workload import consumer_events
 

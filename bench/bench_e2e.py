@@ -1,6 +1,6 @@
 """e2e_dead_collector, concurrency (e2e_loopback: bench_sdk_tracing.py): real servers, clients.
 
-Each repetition serves the benchmark agent (agent.py) with ``a2a_progress.serve.serve_agent`` on
+Each repetition serves the benchmark agent (agent.py) with ``a2a_progress.serving.serve_agent`` on
 127.0.0.1 and streams turns over JSON-RPC 1.0 with ``create_client``; server and client share this
 process and its event loop. Instrumented arms switch :class:`A2AProgressInstrumentor` on with one
 TracerProvider per side (services ``bench-caller`` / ``bench-callee``), each a default
@@ -35,7 +35,7 @@ from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel.metrics import BridgeMetrics
-from a2a_progress.serve import create_client, serve_agent
+from a2a_progress.serving import create_client, serve_agent
 from agent import UPDATES_PER_TOOL, ScriptedAgent, TurnResult, TurnRunner, run_turn, tracer_provider
 from benchlib import Figure, interleave, ratio_figure
 from floor import FloorObserver, floor_turn

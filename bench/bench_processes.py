@@ -33,7 +33,7 @@ from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
 from a2a_progress.otel.metrics import BridgeMetrics
-from a2a_progress.serve import create_client
+from a2a_progress.serving import create_client
 from agent import UPDATES_PER_TOOL, TurnResult, TurnRunner, run_turn, tracer_provider
 from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint
 from bench_sdk_tracing import sdk_tracing

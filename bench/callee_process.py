@@ -38,7 +38,7 @@ async def _serve(arm: str) -> None:
 
     from a2a_progress.otel import A2AProgressInstrumentor
     from a2a_progress.otel.metrics import BridgeMetrics
-    from a2a_progress.serve import serve_agent
+    from a2a_progress.serving import serve_agent
     from agent import ScriptedAgent, tracer_provider
     from floor import FloorObserver
 

@@ -116,7 +116,7 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
     env = dict(os.environ)
     if name in E2E_WORKERS:
         # The collector lives here, not in the worker: its CPU is not the agents'.
-        from a2a_progress.otlp_receiver import OtlpReceiver
+        from a2a_progress.otlp import OtlpReceiver
 
         receiver = OtlpReceiver(http_port=0, grpc_port=None).start()
         env["BENCH_OTLP_ENDPOINT"] = receiver.http_endpoint

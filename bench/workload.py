@@ -332,7 +332,7 @@ def consumer_events(
 
 def self_check() -> None:
     """The formatted envelope strings are exactly what :func:`encode` writes."""
-    from a2a_progress.carrier import read_envelope
+    from a2a_progress.sdk.adapter import read_envelope
 
     for event in consumer_events(2000, 20, seed=3):
         found = read_envelope(event)

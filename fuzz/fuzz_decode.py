@@ -52,8 +52,9 @@ with instrumented:
         TaskStatusUpdateEvent,
     )
 
-    from a2a_progress.carrier import TFRS_KEY, read_envelope
+    from a2a_progress.carrier import TFRS_KEY
     from a2a_progress.envelope import Envelope, OversizeEnvelopeError, Rejected, decode, encode
+    from a2a_progress.sdk.adapter import read_envelope
     from faults.assembly import assemble_checked, snapshot
 
 MAX_EVENTS = 64

@@ -11,7 +11,6 @@ import pytest
 from a2a.types.a2a_pb2 import Part
 from google.protobuf.struct_pb2 import ListValue, Struct
 
-from a2a_progress.carrier import envelope_part, raw_envelope, read_envelope
 from a2a_progress.envelope import (
     ENVELOPE_VERSION,
     HARD_LIMIT_BYTES,
@@ -28,6 +27,7 @@ from a2a_progress.envelope import (
     from_wire,
     utf8_size,
 )
+from a2a_progress.sdk.adapter import envelope_part, raw_envelope, read_envelope
 
 VALID_PAYLOADS: dict[Kind, dict[str, Any]] = {
     Kind.THINKING: {"text": "pondering"},

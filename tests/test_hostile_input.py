@@ -2,7 +2,7 @@
 the message, the assembler's bookkeeping stays sound, and nothing oversize, unexportable or secret
 reaches telemetry.
 
-Three readers get the same input: the codec (``decode``, ``carrier.read_envelope``), the
+Three readers get the same input: the codec (``decode``, ``read_envelope``), the
 consumer (``ProgressAssembler``), and the OpenTelemetry bridge (``TurnTelemetry`` fed the
 protobuf events directly, on an SDK TracerProvider exporting to memory).
 """
@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.trace import SpanKind
 
-from a2a_progress.carrier import TFRS_KEY, read_envelope
+from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.consumer import (
     EndReason,
     ProgressAssembler,
@@ -52,6 +52,7 @@ from a2a_progress.otel import bridge as bridge_module
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import TurnTelemetry
 from a2a_progress.otel.config import NAME_MAX_LENGTH
+from a2a_progress.sdk.adapter import read_envelope
 from faults.assembly import assemble_checked, snapshot
 from faults.telemetry import CREDENTIALS, MARKER, Pipeline, leaks, no_complaints, telemetry_problems
 from support.events import status_event as status_update

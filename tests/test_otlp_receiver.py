@@ -35,8 +35,6 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-import a2a_progress.otlp
-import a2a_progress.otlp_receiver
 from a2a_progress.otlp import (
     DEFAULT_MAX_REQUEST_BYTES,
     OtlpHttpServer,
@@ -436,11 +434,6 @@ def test_endpoints() -> None:
         assert receiver.grpc_endpoint is None
         with pytest.raises(RuntimeError, match="already started"):
             receiver.start()
-
-
-def test_the_old_module_still_exports_every_name() -> None:
-    for name in a2a_progress.otlp_receiver.__all__:
-        assert getattr(a2a_progress.otlp_receiver, name) is getattr(a2a_progress.otlp, name)
 
 
 @pytest.mark.parametrize("taken", ["http", "grpc"])

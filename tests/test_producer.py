@@ -13,7 +13,7 @@ import pytest
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Message, Part, Role, TaskState, TaskStatusUpdateEvent
 
-from a2a_progress.carrier import TFRS_KEY, read_envelope
+from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.envelope import (
     SOFT_LIMIT_BYTES,
     Envelope,
@@ -23,6 +23,7 @@ from a2a_progress.envelope import (
 )
 from a2a_progress.producer import CallState, ProgressEmitter
 from a2a_progress.redaction import MASK, Redactor
+from a2a_progress.sdk.adapter import read_envelope
 from support.queues import RecordingQueue
 
 SECRET = "abcDEF123ghiJKL456mnoPQR789"

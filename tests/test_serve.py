@@ -2,6 +2,7 @@
 
 import asyncio
 import gc
+import importlib
 import os
 import signal
 import socket
@@ -22,8 +23,6 @@ from a2a.types import (
 )
 from google.protobuf import json_format
 
-import a2a_progress.serve
-import a2a_progress.serving
 from a2a_progress.extension import declares_progress_extension, progress_extension
 from a2a_progress.serving import (
     REST_PATH,
@@ -340,9 +339,11 @@ async def test_client_closes_its_http_connections(
         assert closed[0].is_closed
 
 
-def test_the_old_module_still_exports_every_name() -> None:
-    for name in a2a_progress.serve.__all__:
-        assert getattr(a2a_progress.serve, name) is getattr(a2a_progress.serving, name)
+def test_the_moved_modules_are_gone() -> None:
+    # A 0.x package keeps no shims for moved modules.
+    for old in ("a2a_progress.serve", "a2a_progress.otlp_receiver"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
 
 
 def test_user_message_starts_or_continues_a_turn() -> None:

@@ -19,7 +19,7 @@ from a2a.types import StreamResponse, TaskState
 from google.protobuf import json_format
 
 from a2a_progress.otel import A2AProgressInstrumentor
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support import agents, processes
 from support.otlp import assert_turn_trace, bridge_spans, has_turn_trace
 from support.processes import AgentProcess, agent_process, instrumented, run_to_end

@@ -21,14 +21,15 @@ Caller::
 
 from __future__ import annotations
 
-from typing import Final
-
-from a2a.client.client import ClientCallContext
-from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
-from a2a.server.agent_execution import RequestContext
-from a2a.types.a2a_pb2 import AgentCard, AgentExtension
+from typing import Any, Final
 
 from a2a_progress.carrier import TFRS_KEY
+from a2a_progress.sdk.adapter import (
+    RequestContext,
+    agent_extension,
+    card_extension_uris,
+    with_extensions,
+)
 
 # A URI of our own namespace rather than a link into the repository: it names the protocol, so
 # it must not move with a branch or a file; a new envelope version gets a new last segment.
@@ -42,8 +43,9 @@ _DESCRIPTION: Final = (
 )
 
 
-def progress_extension(*, required: bool = False) -> AgentExtension:
-    """The ``AgentExtension`` a callee adds to ``AgentCard.capabilities.extensions``.
+def progress_extension(*, required: bool = False) -> Any:
+    """The ``AgentExtension`` (of the installed a2a-sdk) a callee adds to
+    ``AgentCard.capabilities.extensions``.
 
     ``required`` stays False: callers that do not know the envelope still read the fallback.
 
@@ -53,30 +55,28 @@ def progress_extension(*, required: bool = False) -> AgentExtension:
         >>> capabilities.extensions[0].uri == PROGRESS_EXTENSION_URI
         True
     """
-    extension = AgentExtension(uri=PROGRESS_EXTENSION_URI, description=_DESCRIPTION)
-    extension.required = required
     # Strings only: a Struct turns numbers into floats.
-    extension.params.update({"metadataKey": TFRS_KEY, "envelopeVersion": "1"})
-    return extension
+    params = {"metadataKey": TFRS_KEY, "envelopeVersion": "1"}
+    return agent_extension(PROGRESS_EXTENSION_URI, _DESCRIPTION, required, params)
 
 
-def declares_progress_extension(card: AgentCard) -> bool:
+def declares_progress_extension(card: Any) -> bool:
     """Whether the agent's card declares the progress envelope extension (any ``required``).
 
     Examples:
-        >>> from a2a.types import AgentCapabilities
+        >>> from a2a.types import AgentCapabilities, AgentCard
         >>> card = AgentCard(capabilities=AgentCapabilities(extensions=[progress_extension()]))
         >>> declares_progress_extension(card), declares_progress_extension(AgentCard())
         (True, False)
     """
-    return any(ext.uri == PROGRESS_EXTENSION_URI for ext in card.capabilities.extensions)
+    return PROGRESS_EXTENSION_URI in card_extension_uris(card)
 
 
-def request_progress_extension(context: ClientCallContext | None = None) -> ClientCallContext:
-    """A call context that asks the agent for the extension (``A2A-Extensions``).
+def request_progress_extension(context: Any = None) -> Any:
+    """A client call context that asks the agent for the extension (``A2A-Extensions``).
 
-    Pass it as ``context=`` to ``Client.send_message`` / ``subscribe``. Other service
-    parameters of ``context`` are kept; the given context is not changed.
+    Pass it as ``context=`` to ``Client.send_message`` / ``subscribe``. What else ``context``
+    carries is kept; the given context is not changed.
 
     Examples:
         >>> context = request_progress_extension()
@@ -85,11 +85,7 @@ def request_progress_extension(context: ClientCallContext | None = None) -> Clie
 
         Then ``client.send_message(request, context=context)``.
     """
-    base = context if context is not None else ClientCallContext()
-    parameters = ServiceParametersFactory.create_from(
-        base.service_parameters, [with_a2a_extensions([PROGRESS_EXTENSION_URI])]
-    )
-    return base.model_copy(update={"service_parameters": parameters})
+    return with_extensions(context, [PROGRESS_EXTENSION_URI])
 
 
 def progress_extension_requested(context: RequestContext) -> bool:

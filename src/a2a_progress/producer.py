@@ -18,13 +18,6 @@ from enum import Enum
 from types import TracebackType
 from typing import Any, Final
 
-from a2a.helpers import new_task
-from a2a.server.agent_execution import RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import Message, TaskState
-
-from a2a_progress.carrier import envelope_part, text_part
 from a2a_progress.envelope import (
     SOFT_LIMIT_BYTES,
     Envelope,
@@ -36,9 +29,22 @@ from a2a_progress.envelope import (
 )
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
 from a2a_progress.redaction.stream import StreamRedactor
+from a2a_progress.sdk.adapter import (
+    EventQueue,
+    Message,
+    RequestContext,
+    TaskUpdater,
+    agent_message,
+    envelope_part,
+    new_task,
+    text_part,
+    update_status,
+)
+from a2a_progress.sdk.views import TaskState
 
 logger = logging.getLogger(__name__)
 
+_WORKING: Final = TaskState.WORKING
 _LONE_SURROGATES: Final = re.compile("[\ud800-\udfff]")
 
 
@@ -106,7 +112,11 @@ async def open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpd
     """The updater of the request's task, first enqueuing the task if it is new.
 
     A new task goes out SUBMITTED with the user's message in its history, which is what callers
-    (and ``return_immediately`` sends) expect as the first event of a turn.
+    (and ``return_immediately`` sends) expect as the first event of a turn. A follow-up turn of
+    a known task keeps that task's context id: a follow-up message may name only the task, and
+    the SDK then hands the executor a freshly generated context id, which its task store
+    refuses in every update.
+
 
     Examples:
         In an ``AgentExecutor`` (``examples/callee.py``, which the tests run, is complete):
@@ -120,13 +130,11 @@ async def open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpd
         ...     async def cancel(self, context, event_queue):
         ...         pass
     """
-    task_id, context_id = context.task_id or "", context.context_id or ""
-    if context.current_task is None:
-        history = [context.message] if context.message is not None else []
-        await event_queue.enqueue_event(
-            new_task(task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=history)
-        )
-    return TaskUpdater(event_queue, task_id, context_id)
+    task = context.current_task
+    context_id = (task.context_id if task is not None else "") or context.context_id or ""
+    if task is None:
+        await event_queue.enqueue_event(new_task(context, context_id))
+    return TaskUpdater(event_queue, context.task_id or "", context_id)
 
 
 class CallState(Enum):
@@ -405,25 +413,25 @@ class ProgressEmitter:
 
     async def complete(self, reply: Message | str | None = None) -> None:
         """Close open calls (``aborted``: they never said done), then COMPLETED with ``reply``."""
-        await self._finish(TaskState.TASK_STATE_COMPLETED, "turn completed", reply)
+        await self._finish(TaskState.COMPLETED, "turn completed", reply)
 
     async def failed(self, reply: Message | str | None = None) -> None:
         """Close open calls ``aborted``, then FAILED."""
-        await self._finish(TaskState.TASK_STATE_FAILED, "turn failed", reply)
+        await self._finish(TaskState.FAILED, "turn failed", reply)
 
     async def cancel(self, reply: Message | str | None = None) -> None:
         """Close open calls ``aborted``, then CANCELED."""
-        await self._finish(TaskState.TASK_STATE_CANCELED, "turn canceled", reply)
+        await self._finish(TaskState.CANCELED, "turn canceled", reply)
 
     async def reject(self, reply: Message | str | None = None) -> None:
         """Close open calls ``aborted``, then REJECTED."""
-        await self._finish(TaskState.TASK_STATE_REJECTED, "turn rejected", reply)
+        await self._finish(TaskState.REJECTED, "turn rejected", reply)
 
     async def _finish(self, state: TaskState, reason: str, reply: Message | str | None) -> None:
         await self.abort_open_calls(reason)
         if isinstance(reply, str):
-            reply = self.updater.new_agent_message([text_part(reply)])
-        await self.updater.update_status(state, message=reply)
+            reply = agent_message(self.updater, [text_part(reply)])
+        await update_status(self.updater, state, reply)
         self._forget()
 
     def _forget(self) -> None:
@@ -534,8 +542,6 @@ class ProgressEmitter:
                 part = text_part(split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
             token = _handoff.set(handed)
             try:
-                await self.updater.update_status(
-                    TaskState.TASK_STATE_WORKING, message=self.updater.new_agent_message([part])
-                )
+                await update_status(self.updater, _WORKING, agent_message(self.updater, [part]))
             finally:
                 _handoff.reset(token)

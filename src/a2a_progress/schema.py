@@ -52,10 +52,9 @@ from __future__ import annotations
 import time
 from typing import Any, Final
 
-from a2a.types.a2a_pb2 import TaskState
-
-from a2a_progress import CallRecord, ProgressUpdate, TurnOutcome
+from a2a_progress.consumer import CallRecord, ProgressUpdate, TurnOutcome
 from a2a_progress.consumer.outcomes import state_label
+from a2a_progress.sdk.views import TaskState
 
 SCHEMA_VERSION: Final = 1
 
@@ -63,12 +62,12 @@ INCOMPLETE_EXIT_CODE: Final = 6
 """The exit code of a turn whose stream ended in a non-final state."""
 
 _EXIT_CODE_BY_STATE: Final[dict[int, int]] = {
-    TaskState.TASK_STATE_COMPLETED: 0,
-    TaskState.TASK_STATE_FAILED: 1,
-    TaskState.TASK_STATE_CANCELED: 3,
-    TaskState.TASK_STATE_REJECTED: 4,
-    TaskState.TASK_STATE_INPUT_REQUIRED: 5,
-    TaskState.TASK_STATE_AUTH_REQUIRED: 5,
+    TaskState.COMPLETED: 0,
+    TaskState.FAILED: 1,
+    TaskState.CANCELED: 3,
+    TaskState.REJECTED: 4,
+    TaskState.INPUT_REQUIRED: 5,
+    TaskState.AUTH_REQUIRED: 5,
 }
 
 

@@ -25,13 +25,12 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToJson
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.cli import main
 from a2a_progress.cli.live_view import LiveView
 from a2a_progress.consumer import ProgressAssembler, TurnOutcome
 from a2a_progress.envelope import Envelope, Kind, Status, encode
-from a2a_progress.serve import create_client
-from a2a_progress.serving import Transport, serve_agent, user_message
+from a2a_progress.sdk.adapter import envelope_part
+from a2a_progress.serving import Transport, create_client, serve_agent, user_message
 from support import events
 from support.clock import FakeClock
 from support.listeners import web_server

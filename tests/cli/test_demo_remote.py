@@ -8,8 +8,8 @@ import pytest
 from cli_support import ANSI, run_cli
 
 from a2a_progress.cli.demo.agent import DemoAgentExecutor
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
-from a2a_progress.serve import serve_agent
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from a2a_progress.serving import serve_agent
 from support.processes import cli_process, without_otel
 
 

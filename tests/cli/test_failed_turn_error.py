@@ -16,7 +16,7 @@ from a2a.types import TaskState
 from cli_support import EndsInAgent, run_cli
 
 from a2a_progress.cli.errors import ExitCode
-from a2a_progress.serve import serve_agent
+from a2a_progress.serving import serve_agent
 from support.scripted import ScriptedAgent, raise_, thinking
 
 SECRET: Final = "hunter2-Correct-Horse"

@@ -4,7 +4,7 @@ import pytest
 from cli_support import CARD_PATH, PlainTextAgent, closed_port, run_cli, web_server
 
 from a2a_progress.cli.errors import ExitCode
-from a2a_progress.serve import serve_agent
+from a2a_progress.serving import serve_agent
 
 HTML = ("text/html", b"<html><body>It works!</body></html>")
 NOT_A_CARD = ("application/json", b'{"status": "ok"}')

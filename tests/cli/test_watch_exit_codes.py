@@ -5,7 +5,7 @@ from a2a.types import CancelTaskRequest, TaskState
 from cli_support import EndsInAgent, HangingToolAgent, RaisingAgent, RunningCli, run_cli
 
 from a2a_progress.cli.errors import ExitCode
-from a2a_progress.serve import create_client, serve_agent
+from a2a_progress.serving import create_client, serve_agent
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from cli_support import closed_port, run_cli
 
 from a2a_progress.cli.demo.agent import FINAL_ANSWER, DemoAgentExecutor
 from a2a_progress.cli.demo.auditor import AUDITOR_ANSWER, AuditorAgentExecutor
-from a2a_progress.serve import TRANSPORTS, Transport, serve_agent
+from a2a_progress.serving import TRANSPORTS, Transport, serve_agent
 
 PROGRESS_KEYS = {
     "v",

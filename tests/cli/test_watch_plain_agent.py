@@ -3,7 +3,7 @@
 import pytest
 from cli_support import ANSI, PlainTextAgent, run_cli
 
-from a2a_progress.serve import serve_agent
+from a2a_progress.serving import serve_agent
 
 
 async def test_json_marks_text_updates_degraded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,7 @@
 import pytest
 from cli_support import ANSI, GatedAgent, PlainTextAgent, RunningCli, run_cli, start_task
 
-from a2a_progress.serve import serve_agent
+from a2a_progress.serving import serve_agent
 
 
 async def test_poll_replays_a_running_task_from_its_history(

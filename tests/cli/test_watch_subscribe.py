@@ -3,7 +3,7 @@
 import pytest
 from cli_support import GatedAgent, RunningCli, run_cli, start_task
 
-from a2a_progress.serve import serve_agent
+from a2a_progress.serving import serve_agent
 
 
 async def test_subscribe_follows_a_running_task_to_its_end(

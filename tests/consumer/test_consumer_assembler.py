@@ -22,7 +22,6 @@ from a2a.types.a2a_pb2 import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.consumer import (
     EndReason,
     Outcome,
@@ -43,6 +42,7 @@ from a2a_progress.envelope import (
     Status,
     encode,
 )
+from a2a_progress.sdk.adapter import envelope_part
 from support.events import (
     append,
     artifact_event,
@@ -642,7 +642,8 @@ def test_a_direct_message_reply_completes_the_turn(wrapped: bool) -> None:
     assert outcome.terminal
     assert outcome.succeeded
     assert outcome.reply == "hi"
-    assert outcome.message == reply
+    assert outcome.message is not None
+    assert outcome.message.raw == reply
     assert assembler.live_turns == 0
     assert assembler.feed(reply) == []  # the same message again: that turn is over
 

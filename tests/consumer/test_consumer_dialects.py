@@ -31,7 +31,6 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.consumer import EndReason, Outcome, ProgressAssembler, ProgressUpdate, follow
 from a2a_progress.dialects import DIALECTS_ENV
 from a2a_progress.envelope import Envelope, Kind, Status, encode
@@ -39,6 +38,7 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.sdk.adapter import envelope_part
 from dialects.fixtures import (
     ADK_EVENT_METADATA,
     adk_call,

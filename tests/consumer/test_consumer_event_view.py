@@ -1,4 +1,4 @@
-"""carrier.view_event: the one place the A2A event union is unpacked, for every member."""
+"""The seam's view_event: the one place the A2A event union is read, once, for every member."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from a2a.types.a2a_pb2 import (
     TaskStatusUpdateEvent,
 )
 
-from a2a_progress.carrier import EventKind, EventView, status_message, status_time, view_event
 from a2a_progress.consumer import ProgressAssembler
+from a2a_progress.sdk.adapter import status_message, view_event
+from a2a_progress.sdk.views import EventKind, EventView
 
 WORKING = TaskState.TASK_STATE_WORKING
 COMPLETED = TaskState.TASK_STATE_COMPLETED
@@ -74,8 +75,8 @@ def test_a_status_update(wrapped: bool) -> None:
     assert (view.task_id, view.context_id, view.state) == ("t1", "c1", WORKING)
     assert view.message is not None
     assert view.message.parts[0].text == "working on it"
-    assert status_time(view.status) == 1_700_000_000
-    assert (view.task, view.artifact, view.append) == (None, None, False)
+    assert view.time == 1_700_000_000
+    assert (view.history, view.artifact, view.append) == ((), None, False)
     assert isinstance(view.event, TaskStatusUpdateEvent)
 
 
@@ -91,18 +92,17 @@ def test_a_task_snapshot(wrapped: bool) -> None:
     view = view_event(event)
     assert view.kind is EventKind.TASK
     assert (view.task_id, view.context_id, view.state) == ("t1", "c1", COMPLETED)
-    assert view.task is not None
-    assert view.task.history[0].parts[0].text == "earlier"
+    assert view.history[0].parts[0].text == "earlier"
     assert view.message is not None
     assert view.message.parts[0].text == "the reply"
-    assert status_time(view.status) is None  # this status carries no timestamp
+    assert view.time is None  # this status carries no timestamp
 
 
 @pytest.mark.parametrize("wrapped", [False, True], ids=["bare", "StreamResponse"])
 def test_a_message(wrapped: bool) -> None:
     view = view_event(both_forms(msg("answer"))[wrapped])
     assert view.kind is EventKind.MESSAGE
-    assert (view.task_id, view.context_id, view.state, view.status) == ("t1", "c1", None, None)
+    assert (view.task_id, view.context_id, view.state, view.time) == ("t1", "c1", None, None)
     assert view.message is not None
     assert view.message.parts[0].text == "answer"
 

@@ -8,13 +8,28 @@ metadata, whole ``ToolCall`` objects and ``AgentThought`` objects as DataParts).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from a2a.types.a2a_pb2 import Part
 from google.protobuf import json_format
-from google.protobuf.struct_pb2 import Struct
+from google.protobuf.struct_pb2 import Struct, Value
 
+from a2a_progress.dialects import DialectReading, TurnDialects
 from a2a_progress.dialects.gemini_cli import EXTENSION_URI
+from a2a_progress.sdk.v1 import json_value, part_view
+
+
+def read_parts(
+    turn: TurnDialects,
+    parts: Sequence[Part],
+    metadata: Sequence[Struct] = (),
+    *,
+    artifact: bool = False,
+) -> DialectReading | None:
+    """``turn.read`` of protobuf Parts and Structs, as the seam reads them."""
+    objects = [json_value(Value(struct_value=obj)) for obj in metadata]
+    return turn.read([part_view(part) for part in parts], metadata=objects, artifact=artifact)
 
 
 def struct(values: dict[str, Any]) -> Struct:

@@ -12,6 +12,7 @@ from dialects.fixtures import (
     adk_response,
     adk_thought,
     data_part,
+    read_parts,
     text_part,
 )
 
@@ -21,7 +22,7 @@ def adk() -> TurnDialects:
 
 
 def read(turn: TurnDialects, *parts: object, artifact: bool = False) -> DialectReading:
-    reading = turn.read(list(parts), metadata=[ADK_EVENT_METADATA], artifact=artifact)  # type: ignore[arg-type]
+    reading = read_parts(turn, list(parts), metadata=[ADK_EVENT_METADATA], artifact=artifact)
     assert reading is not None
     assert reading.dialect == "adk"
     return reading
@@ -104,7 +105,9 @@ def test_a_response_without_its_call_still_ends_one_call() -> None:
 
 def test_older_adk_type_key_and_long_running_flag() -> None:
     turn = adk()
-    reading = turn.read([adk_call("old-1", "legacy_tool", key="type")], metadata=[], artifact=False)
+    reading = read_parts(
+        turn, [adk_call("old-1", "legacy_tool", key="type")], metadata=[], artifact=False
+    )
     assert reading is not None
     assert summary(reading.envelopes) == [("tool_call", "running", "old-1", "legacy_tool")]
     long_running = read(turn, adk_long_running_call("lr-1", "approve_deploy"))
@@ -125,8 +128,8 @@ def test_plain_text_is_progress_in_status_updates_but_not_in_artifacts() -> None
 
 def test_updates_with_nothing_of_adk_are_left_to_the_caller() -> None:
     turn = adk()
-    assert turn.read([text_part("plain agent text")], metadata=[]) is None
-    assert turn.read([data_part({"id": "x", "name": "y"}, {"kind": "other"})]) is None
+    assert read_parts(turn, [text_part("plain agent text")], metadata=[]) is None
+    assert read_parts(turn, [data_part({"id": "x", "name": "y"}, {"kind": "other"})]) is None
 
 
 def test_every_envelope_survives_the_wire_codec() -> None:

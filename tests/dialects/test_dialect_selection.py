@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from a2a_progress.dialects import DIALECT_NAMES, DIALECTS_ENV, TurnDialects, resolve_dialects
-from dialects.fixtures import ADK_EVENT_METADATA, adk_call, gemini_metadata, gemini_tool_call
+from dialects.fixtures import (
+    ADK_EVENT_METADATA,
+    adk_call,
+    gemini_metadata,
+    gemini_tool_call,
+    read_parts,
+)
 
 
 def test_argument_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,9 +48,9 @@ def test_unset_environment_means_all(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_each_update_is_detected_on_its_own_and_seqs_never_collide() -> None:
     turn = TurnDialects(resolve_dialects("all"))
-    adk = turn.read([adk_call("c1", "search")], metadata=[ADK_EVENT_METADATA])
-    gemini = turn.read(
-        [gemini_tool_call("t1", "EXECUTING")], metadata=[gemini_metadata("TOOL_CALL_UPDATE")]
+    adk = read_parts(turn, [adk_call("c1", "search")], metadata=[ADK_EVENT_METADATA])
+    gemini = read_parts(
+        turn, [gemini_tool_call("t1", "EXECUTING")], metadata=[gemini_metadata("TOOL_CALL_UPDATE")]
     )
     assert adk is not None
     assert gemini is not None
@@ -54,6 +60,8 @@ def test_each_update_is_detected_on_its_own_and_seqs_never_collide() -> None:
 
 def test_switched_off_dialects_read_nothing() -> None:
     turn = TurnDialects(resolve_dialects("none"))
-    assert turn.read([adk_call("c1", "search")], metadata=[ADK_EVENT_METADATA]) is None
+    assert read_parts(turn, [adk_call("c1", "search")], metadata=[ADK_EVENT_METADATA]) is None
     only_gemini = TurnDialects(resolve_dialects("gemini-cli"))
-    assert only_gemini.read([adk_call("c1", "search")], metadata=[ADK_EVENT_METADATA]) is None
+    assert (
+        read_parts(only_gemini, [adk_call("c1", "search")], metadata=[ADK_EVENT_METADATA]) is None
+    )

@@ -11,6 +11,7 @@ from dialects.fixtures import (
     gemini_server_tool_call,
     gemini_thought,
     gemini_tool_call,
+    read_parts,
     struct,
     text_part,
 )
@@ -21,7 +22,7 @@ def gemini() -> TurnDialects:
 
 
 def read(turn: TurnDialects, *parts: object, kind: str = "TOOL_CALL_UPDATE") -> DialectReading:
-    reading = turn.read(list(parts), metadata=[gemini_metadata(kind)])  # type: ignore[arg-type]
+    reading = read_parts(turn, list(parts), metadata=[gemini_metadata(kind)])
     assert reading is not None
     assert reading.dialect == "gemini-cli"
     return reading
@@ -90,7 +91,8 @@ def test_thoughts_text_and_the_implementation_metadata_key() -> None:
     assert shape(thought) == [("thinking", "running", "Planning\nRun the tests first.")]
     text = read(turn, text_part("All tests pass."), kind="TEXT_CONTENT")
     assert shape(text) == [("text", "running", "All tests pass.")]
-    server = turn.read(
+    server = read_parts(
+        turn,
         [gemini_tool_call("s1", "EXECUTING")],
         metadata=[struct({"coderAgent": {"kind": "tool-call-update"}})],
     )
@@ -102,8 +104,8 @@ def test_thoughts_text_and_the_implementation_metadata_key() -> None:
 
 def test_updates_without_the_extension_metadata_are_not_gemini() -> None:
     turn = gemini()
-    assert turn.read([gemini_tool_call("t", "EXECUTING")], metadata=[]) is None
-    assert turn.read([text_part("hi")], metadata=[struct({"other": {"kind": "x"}})]) is None
+    assert read_parts(turn, [gemini_tool_call("t", "EXECUTING")], metadata=[]) is None
+    assert read_parts(turn, [text_part("hi")], metadata=[struct({"other": {"kind": "x"}})]) is None
 
 
 def test_junk_and_oversize_output_are_bounded() -> None:
@@ -141,7 +143,7 @@ def test_the_servers_own_tool_call_objects_are_read_too() -> None:
     meta = [struct({"coderAgent": {"kind": "tool-call-update"}})]
 
     def read_server(part: object) -> list[tuple[str, str, str | None]]:
-        reading = turn.read([part], metadata=meta)  # type: ignore[list-item]
+        reading = read_parts(turn, [part], metadata=meta)
         assert reading is not None
         return [(e.kind.value, e.status.value, e.content) for e in reading.envelopes]
 
@@ -155,7 +157,8 @@ def test_the_servers_own_tool_call_objects_are_read_too() -> None:
     assert read_server(gemini_server_tool_call("s1", "success", result="done: 2 files")) == [
         ("tool_call", "done", None)
     ]
-    failed = turn.read(
+    failed = read_parts(
+        turn,
         [gemini_server_tool_call("s2", "error", name="read_file", error="ENOENT: no such file")],
         metadata=meta,
     )

@@ -22,8 +22,8 @@ from a2a.types import (
 )
 
 from a2a_progress import Envelope, ProgressUpdate, TurnOutcome, decode
-from a2a_progress.carrier import status_message
 from a2a_progress.consumer import Update
+from a2a_progress.sdk.adapter import status_message
 from a2a_progress.serving import TRANSPORTS, ServedAgent, Transport, serve_agent
 from support.scripted import ScriptedAgent, Turn, envelope_strings
 

@@ -11,8 +11,7 @@ from a2a.client import Client
 from a2a.types import GetTaskRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskState
 
 from a2a_progress import Envelope, Kind, ProgressAssembler, Status, follow, poll_task
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import create_client, user_message
 
 from .conftest import (
     MODULE_LOOP,

@@ -22,8 +22,7 @@ from a2a_progress import (
     poll_task,
 )
 from a2a_progress.consumer import Update
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import create_client, user_message
 
 from .conftest import (
     MODULE_LOOP,

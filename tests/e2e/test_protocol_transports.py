@@ -9,8 +9,7 @@ from a2a.types import StreamResponse
 
 from a2a_progress import EndReason, Kind, Status, follow
 from a2a_progress.envelope import SOFT_LIMIT_BYTES, utf8_size
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import create_client, user_message
 
 from .conftest import (
     LONG,

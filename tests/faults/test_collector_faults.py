@@ -16,9 +16,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from a2a_progress.consumer import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from a2a_progress.serving import create_client, user_message
 from support.processes import free_port
 
 from .agents import SERVICE_NAME, callee_process

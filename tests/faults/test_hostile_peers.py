@@ -26,8 +26,7 @@ from a2a_progress.envelope import Kind
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge, TurnTelemetry
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import create_client, user_message
 
 from .agents import Callee, callee_process
 from .telemetry import Pipeline, telemetry_problems

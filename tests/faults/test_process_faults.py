@@ -16,13 +16,12 @@ from a2a.types import StreamResponse
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from a2a_progress.carrier import read_envelope
 from a2a_progress.consumer import EndReason
 from a2a_progress.envelope import Envelope, Kind, Status
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
-from a2a_progress.serve import Transport, create_client
-from a2a_progress.serving import user_message
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from a2a_progress.sdk.adapter import read_envelope
+from a2a_progress.serving import Transport, create_client, user_message
 
 from .agents import SERVICE_NAME, callee_process, log_tail
 from .telemetry import Pipeline

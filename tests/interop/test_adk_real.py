@@ -22,8 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.envelope import Kind, Status
-from a2a_progress.serve import create_client
-from a2a_progress.serving import user_message
+from a2a_progress.serving import create_client, user_message
 from support.spans import caller_spans
 
 pytestmark = pytest.mark.adk

@@ -15,8 +15,7 @@ from a2a_progress import ProgressUpdate, TurnOutcome, follow
 from a2a_progress.dialects.base import MAX_CALLS
 from a2a_progress.dialects.gemini_cli import EXTENSION_URI
 from a2a_progress.envelope import Kind, Status
-from a2a_progress.serve import TRANSPORTS, Transport, create_client, serve_agent
-from a2a_progress.serving import user_message
+from a2a_progress.serving import TRANSPORTS, Transport, create_client, serve_agent, user_message
 from dialects.fixtures import adk_call, data_part, gemini_thought, gemini_tool_call, text_part
 from support import scripted as step
 from support.scripted import ScriptedAgent, Turn

@@ -15,7 +15,7 @@ from typing import Final
 
 import pytest
 
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.chain import (
     HTTPX_SCOPE,
     Agent,

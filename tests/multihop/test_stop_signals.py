@@ -16,7 +16,7 @@ from typing import Final
 import pytest
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.chain import BRIDGE_SCOPE, Agent, agent, request, send, start_and_leave
 from support.processes import agent_process, instrumented, otel_environment
 

@@ -20,10 +20,10 @@ from opentelemetry.sdk.metrics.export import Metric
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
+from a2a_progress.sdk.adapter import read_envelope
 from a2a_progress.serving import ServedAgent, Transport, create_client, serve_agent
 from a2a_progress.serving import user_message as new_user_message
 from support.scripted import (

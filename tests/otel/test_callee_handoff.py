@@ -21,25 +21,25 @@ from otel_support import (
     thinking,
 )
 
-from a2a_progress.consumer import assembler
 from a2a_progress.envelope import HARD_LIMIT_BYTES, Envelope, Rejected
 from a2a_progress.otel import conventions as conv
+from a2a_progress.sdk import v1
 
 SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
 
 
 @pytest.fixture
 def decoded(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every envelope the assemblers read from a Part."""
+    """Every envelope the seam decoded from a Part."""
     found: list[object] = []
-    read_part = assembler.read_part
+    decode = v1.decode
 
-    def counting(part: object) -> Envelope | Rejected | None:
-        result = read_part(part)  # type: ignore[arg-type]
+    def counting(text: object) -> Envelope | Rejected:
+        result = decode(text)
         found.append(result)
         return result
 
-    monkeypatch.setattr(assembler, "read_part", counting)
+    monkeypatch.setattr(v1, "decode", counting)
     return found
 
 

@@ -21,7 +21,7 @@ from otel_support import (
 )
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.serve import TRANSPORTS, create_client
+from a2a_progress.serving import TRANSPORTS, create_client
 
 TURNS = 20
 TOOLS = 3

@@ -18,8 +18,8 @@ from a2a.types import TaskState
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from a2a_progress.otlp_receiver import OtlpReceiver
-from a2a_progress.serve import serve_agent
+from a2a_progress.otlp import OtlpReceiver
+from a2a_progress.serving import serve_agent
 from support import agents
 from support.otlp import PROTOCOLS, Protocol, endpoint, instrumented_services, span_exporter
 from support.processes import free_port

@@ -47,7 +47,7 @@ from otel_support import (
 
 from a2a_progress.envelope import Kind, Status
 from a2a_progress.otel import conventions as conv
-from a2a_progress.serve import create_client
+from a2a_progress.serving import create_client
 
 CALLER, CALLEE = conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE
 AGENT = "a2a-progress agent"  # serve_agent's default card name

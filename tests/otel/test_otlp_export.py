@@ -14,8 +14,8 @@ from a2a.types import TaskState
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
-from a2a_progress.otlp_receiver import OtlpReceiver
-from a2a_progress.serve import TRANSPORTS, Transport, serve_agent
+from a2a_progress.otlp import OtlpReceiver
+from a2a_progress.serving import TRANSPORTS, Transport, serve_agent
 from support import agents
 from support.otlp import (
     PROTOCOLS,

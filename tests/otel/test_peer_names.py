@@ -14,7 +14,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 from otel_support import Step, Telemetry, attrs, call, complete, done, serving, start
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
@@ -22,6 +21,7 @@ from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
+from a2a_progress.sdk.adapter import envelope_part
 
 SECRET_KEY = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
 SECRET_TOOL = "AKIAIOSFODNN7EXAMPLE"

@@ -28,7 +28,7 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import ENV_PENDING_SPANS, BridgeConfig
 from a2a_progress.otel.pending import PendingExport
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
-from a2a_progress.serve import create_client
+from a2a_progress.serving import create_client
 
 MARKER = f"search{conv.PENDING_SPAN_SUFFIX}"
 

@@ -27,7 +27,7 @@ from otel_support import (
 )
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.serve import Transport, create_client
+from a2a_progress.serving import Transport, create_client
 
 CALLER, CALLEE = conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE
 STEPS = [start("search", "c1"), done("c1"), complete()]

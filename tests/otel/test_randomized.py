@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from opentelemetry.trace import SpanKind, StatusCode
 from otel_support import attrs, events, pipelines, span_id
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, Kind, Status, encode
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.sdk.adapter import envelope_part
 
 TERMINALS = [
     None,

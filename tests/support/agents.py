@@ -12,8 +12,8 @@ from typing import Final
 
 from a2a.types import AgentCard, SendMessageRequest, StreamResponse
 
-from a2a_progress.carrier import read_envelope
 from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.sdk.adapter import read_envelope
 from a2a_progress.serving import create_client
 from a2a_progress.serving import user_message as new_user_message
 from support import scripted as step

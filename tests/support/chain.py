@@ -18,7 +18,7 @@ from a2a.types import (
     StreamResponse,
 )
 
-from a2a_progress.otlp_receiver import OtlpReceiver, ReceivedSpan
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from a2a_progress.serving import user_message
 from a2a_progress.serving.client import create_client
 from a2a_progress.serving.transports import card_with_interfaces

@@ -23,8 +23,8 @@ from a2a.types.a2a_pb2 import (
     TaskStatusUpdateEvent,
 )
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, Kind, Status, encode
+from a2a_progress.sdk.adapter import envelope_part
 
 WORKING = TaskState.TASK_STATE_WORKING
 _ids = itertools.count()

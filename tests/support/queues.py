@@ -9,8 +9,9 @@ from __future__ import annotations
 from a2a.server.events import Event, EventQueue
 from a2a.types import TaskState, TaskStatusUpdateEvent
 
-from a2a_progress.carrier import TFRS_KEY, read_envelope
+from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.envelope import Envelope
+from a2a_progress.sdk.adapter import read_envelope
 
 
 class RecordingQueue(EventQueue):

@@ -26,8 +26,9 @@ from a2a.server.events import Event, EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Message, Part, TaskState
 
-from a2a_progress.carrier import TFRS_KEY, raw_envelope
+from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.producer import ProgressEmitter, ToolCall, open_task
+from a2a_progress.sdk.adapter import raw_envelope
 from support.queues import RecordingQueue
 
 

@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 
 from a2a.types.a2a_pb2 import Part, TaskState, TaskStatus, TaskStatusUpdateEvent
 
-from a2a_progress.carrier import envelope_part
 from a2a_progress.envelope import Envelope, encode
+from a2a_progress.sdk.adapter import envelope_part
 from support import scripted
 from support.scripted import ScriptedAgent, Turn
 

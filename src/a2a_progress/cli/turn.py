@@ -16,7 +16,6 @@ from a2a.types.a2a_pb2 import (
     Task,
 )
 
-from a2a_progress.carrier import view_event
 from a2a_progress.cli.agent_client import agent_errors
 from a2a_progress.cli.errors import CliError, ExitCode, exit_code_for_state, state_label
 from a2a_progress.cli.view.sink import ProgressSink
@@ -28,6 +27,7 @@ from a2a_progress.consumer import (
     error_text,
     follow,
 )
+from a2a_progress.sdk.adapter import view_event
 from a2a_progress.serving import user_message
 
 __all__ = ["TaskRef", "exit_code_of", "follow_turn", "outcome_reason", "user_message"]

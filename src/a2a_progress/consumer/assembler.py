@@ -9,23 +9,9 @@ by the number of live streams, never by the number of envelopes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
 
-from a2a.types.a2a_pb2 import Artifact, Message, Part, Role, TaskState, TaskStatus
-from google.protobuf.struct_pb2 import Struct  # type: ignore[import-untyped]
-
-from a2a_progress.carrier import (
-    A2AEvent,
-    EventKind,
-    EventView,
-    carries_envelope,
-    message_text,
-    read_message,
-    read_part,
-    status_time,
-    view_event,
-)
 from a2a_progress.consumer.errors import error_text
 from a2a_progress.consumer.outcomes import (
     FAILED_STATES,
@@ -51,11 +37,23 @@ from a2a_progress.dialects import (
     resolve_dialects,
 )
 from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.sdk.views import (
+    ArtifactView,
+    EventKind,
+    EventView,
+    MessageView,
+    PartView,
+    Role,
+    TaskState,
+    carries_envelope,
+    message_envelope,
+    message_text,
+)
 
-# Protobuf enum attributes are looked up by Python code (~1 us each on a slow machine): the
-# per-envelope path compares with a constant instead.
-_WORKING: Final = TaskState.TASK_STATE_WORKING
-_AGENT: Final = Role.ROLE_AGENT
+# Enum members are looked up by Python code (~0.2 us each on a slow machine): the per-envelope
+# path compares with a constant instead.
+_WORKING: Final = int(TaskState.WORKING)
+_AGENT: Final = int(Role.AGENT)
 _STATUS_UPDATE: Final = EventKind.STATUS_UPDATE
 _ACCEPTED: Final = Outcome.ACCEPTED
 _NONE: Final = Outcome.NONE
@@ -63,6 +61,15 @@ _NONE: Final = Outcome.NONE
 AcceptedHook = Callable[[Envelope, CallRecord | None, bool, tuple[CallRecord, ...]], None]
 """``on_accepted(envelope, call, opened, closed)``: what an accepted envelope did (see
 `ProgressAssembler`)."""
+
+
+def _view_event(event: Any) -> EventView:
+    """The seam's ``view_event``, imported on first use: the rules here need no a2a-sdk."""
+    global _view_event  # noqa: PLW0603 - replaced by the seam's own function once imported
+    from a2a_progress.sdk.adapter import view_event
+
+    _view_event = view_event
+    return view_event(event)
 
 
 class ProgressAssembler:
@@ -95,7 +102,7 @@ class ProgressAssembler:
             unchanged.
 
     ``last_outcome`` is the latest outcome reported in the latest `feed` (any degraded
-    update reads ``degraded``); ``last_event`` the `EventView` of
+    update reads ``degraded``); ``last_event`` the `a2a_progress.sdk.views.EventView` of
     the latest event fed: its task id, context id and state, read from the wire once.
 
     Examples:
@@ -179,14 +186,20 @@ class ProgressAssembler:
         turn = self._turns.get(task_id)
         return [] if turn is None else turn.calls.open_calls()
 
-    def feed(self, event: A2AEvent, *, envelope: Envelope | None = None) -> list[Update]:
-        """Apply one event; return the updates it produces (often one, possibly none).
+    def feed(self, event: Any, *, envelope: Envelope | None = None) -> list[Update]:
+        """Apply one event of the installed a2a-sdk; return the updates it produces (often one,
+        possibly none).
 
+        ``event`` is any member of the A2A event union, wrapped in a stream response or bare.
         ``envelope``: the envelope the lone Part of a status update's message carries, already
-        read (the callee's bridge gets it from the emitter that built the event), so it is not
-        decoded again. Ignored for other events and for messages of several Parts.
+        read (the callee's bridge gets it from the emitter that built the event). It wins over
+        the one read from the event for that Part; ignored for other events and for messages
+        of several Parts.
         """
-        view = view_event(event)
+        return self.feed_view(_view_event(event), envelope=envelope)
+
+    def feed_view(self, view: EventView, *, envelope: Envelope | None = None) -> list[Update]:
+        """`feed` of an event already read by the seam (``a2a_progress.sdk``)."""
         self._last_event = view
         self._last = _NONE
         if view[0] is _STATUS_UPDATE:  # view.kind; almost every event of a stream
@@ -196,7 +209,7 @@ class ProgressAssembler:
         elif view.kind is EventKind.ARTIFACT_UPDATE:
             updates = self._artifact(view)
         elif view.message is not None:
-            updates = self._direct_message(view.message)
+            updates = self._direct_message(view)
         else:
             updates = []
         if self._evicted:
@@ -208,7 +221,7 @@ class ProgressAssembler:
         self,
         task_id: str,
         context_id: str,
-        status: TaskStatus,
+        at: float | None,
         envelope: Envelope,
         fallback: str,
     ) -> list[Update]:
@@ -226,8 +239,8 @@ class ProgressAssembler:
         if turn is not None:
             turn.state = _WORKING
             if turn.awaiting_start:
-                turn.note_time(status, last_chance=True)
-            update = self._envelope(turn, envelope, fallback, status, False, None)
+                turn.note_time(at, last_chance=True)
+            update = self._envelope(turn, envelope, fallback, at, False, None)
             if update is not None:
                 updates.append(update)
         if self._evicted:
@@ -276,7 +289,7 @@ class ProgressAssembler:
         self,
         turn: Turn,
         reason: EndReason,
-        message: Message | None,
+        message: MessageView | None,
         *,
         terminal: bool,
         state: int | None = None,
@@ -305,18 +318,18 @@ class ProgressAssembler:
     # -- event kinds -------------------------------------------------------------------------
 
     def _status(self, view: EventView, handed: Envelope | None = None) -> list[Update]:
-        # One unpacking instead of six attribute reads: this runs for almost every event.
-        _, task_id, context_id, state, message, status, _, _, _, _ = view
+        # One unpacking instead of five attribute reads: this runs for almost every event.
+        _, task_id, context_id, state, message, at, _, _, _, _, _, _ = view
         turn = self._turns.get(task_id) or self._turn(task_id, context_id)
         if turn is None or state is None:  # a status view always has a state
             return []
         turn.state = state
         if state == _WORKING:  # almost every event; WORKING is neither terminal nor interrupted
-            if turn.awaiting_start and status is not None:
-                turn.note_time(status, last_chance=True)
+            if turn.awaiting_start:
+                turn.note_time(at, last_chance=True)
             if message is None:
                 return []
-            return self._progress(turn, message, status, False, handed)
+            return self._progress(turn, message, at, False, handed)
         if state in TERMINAL_STATES or state in INTERRUPTED_STATES:
             reason = TERMINAL_END_REASONS.get(state, EndReason.STREAM_CLOSED)
             return [
@@ -325,24 +338,22 @@ class ProgressAssembler:
                     reason,
                     message,
                     terminal=state in TERMINAL_STATES,
-                    at=status_time(status),
+                    at=at,
                 )
             ]
-        if turn.awaiting_start and status is not None:
-            turn.note_time(status, last_chance=False)
+        if turn.awaiting_start:
+            turn.note_time(at, last_chance=False)
         return []
 
     def _snapshot(self, view: EventView) -> list[Update]:
-        task = view.task
-        assert task is not None  # a TASK view always carries it
-        new = task.id not in self._turns
-        turn = self._turn(task.id, task.context_id)
+        new = view.task_id not in self._turns
+        turn = self._turn(view.task_id, view.context_id)
         if turn is None:
             return []
         current_id = view.message.message_id if view.message is not None else None
         replay = [
             message
-            for message in current_turn_messages(task.history)
+            for message in current_turn_messages(view.history)
             if message.role == _AGENT and message.message_id != current_id
         ]
         if new:
@@ -353,7 +364,7 @@ class ProgressAssembler:
         updates: list[Update] = []
         for message in replay:
             updates += self._progress(turn, message, None, True)
-        for artifact in task.artifacts:
+        for artifact in view.artifacts:
             turn.reply.put(artifact)
             # An artifact already seen as an update is not read as a dialect a second time.
             if self._dialects and turn.message_ids.add(f"artifact:{artifact.artifact_id}"):
@@ -370,14 +381,15 @@ class ProgressAssembler:
         if not self._dialects:
             return []
         turn.message_ids.add(f"artifact:{artifact.artifact_id}")
-        event = view.event
-        metadata = (event.metadata,) if event is not None and event.HasField("metadata") else ()
+        metadata = () if view.metadata is None else (view.metadata,)
         return self._artifact_dialect(turn, artifact, metadata, replayed=False)
 
-    def _direct_message(self, message: Message) -> list[Update]:
+    def _direct_message(self, view: EventView) -> list[Update]:
         # A Message answer (no task) is the whole reply: the turn completed with it.
-        task_id = message.task_id or f"message:{message.message_id}"
-        turn = self._turn(task_id, message.context_id)
+        message = view.message
+        assert message is not None  # a MESSAGE view always carries it
+        task_id = view.task_id or f"message:{message.message_id}"
+        turn = self._turn(task_id, view.context_id)
         if turn is None:
             return []
         outcome = self._end_turn(
@@ -385,7 +397,7 @@ class ProgressAssembler:
             EndReason.TURN_COMPLETED,
             message,
             terminal=True,
-            state=TaskState.TASK_STATE_COMPLETED,
+            state=TaskState.COMPLETED,
         )
         return [outcome]
 
@@ -394,29 +406,28 @@ class ProgressAssembler:
     def _progress(
         self,
         turn: Turn,
-        message: Message,
-        status: TaskStatus | None,
+        message: MessageView,
+        at: float | None,
         replayed: bool,
         handed: Envelope | None = None,
     ) -> list[Update]:
-        """The progress in one working message (``status`` None: replayed from history).
+        """The progress in one working message, recorded ``at`` (None: unknown or replayed).
 
         ``handed``: its lone Part's envelope, already read by whoever built it.
         """
         parts = message.parts
         if len(parts) == 1:
-            # The norm: one Part, the fallback beside the envelope. Read both from
-            # it at once: each pass over the parts builds protobuf wrappers again.
+            # The norm (spec rule 2): one Part, the fallback beside the envelope.
             part = parts[0]
-            found = read_part(part) if handed is None else handed
-            # "" when the Part holds no text (a proto3 default, no HasField). An envelope's
-            # fallback goes only into its update, which is not made for on_accepted.
+            found = part.envelope if handed is None else handed
+            # An envelope's fallback goes only into its update, which is not made for
+            # on_accepted.
             skip = self._on_accepted is not None and isinstance(found, Envelope)
-            text = "" if skip else part.text
+            text = "" if skip else part.text or ""
         else:
-            found, text = read_message(message), message_text(message)
+            found, text = message_envelope(message), message_text(message)
         if isinstance(found, Envelope):
-            update = self._envelope(turn, found, text, status, replayed, None)
+            update = self._envelope(turn, found, text, at, replayed, None)
             return [] if update is None else [update]
         if message.message_id and not turn.message_ids.add(message.message_id):
             self._report(Outcome.DUPLICATE)
@@ -426,7 +437,7 @@ class ProgressAssembler:
                 parts, metadata=self._metadata(message, replayed)
             )
             if reading is not None:
-                return self._dialect_updates(turn, reading, status, replayed)
+                return self._dialect_updates(turn, reading, at, replayed)
         if found is None and not text:
             return []
         self._report(Outcome.DEGRADED if found is None else outcome_of_rejection(found))
@@ -448,7 +459,7 @@ class ProgressAssembler:
         turn: Turn,
         envelope: Envelope,
         fallback: str,
-        status: TaskStatus | None,
+        at: float | None,
         replayed: bool,
         dialect: str | None,
     ) -> ProgressUpdate | None:
@@ -474,7 +485,7 @@ class ProgressAssembler:
         self._last = _ACCEPTED
         if self._on_outcome is not None:
             self._on_outcome(_ACCEPTED)
-        call, opened, closed = turn.calls.track(envelope, key, status, replayed, dialect)
+        call, opened, closed = turn.calls.track(envelope, key, at, replayed, dialect)
         if forgotten:
             closed = forgotten + closed
         if self._on_accepted is not None:
@@ -495,7 +506,7 @@ class ProgressAssembler:
 
     # -- dialects ----------------------------------------------------------------------------
 
-    def _progress_part(self, part: Part) -> bool:
+    def _progress_part(self, part: PartView) -> bool:
         return is_progress_part(part, self._dialects)
 
     def _dialects_of(self, turn: Turn) -> TurnDialects:
@@ -503,30 +514,34 @@ class ProgressAssembler:
             turn.dialects = TurnDialects(self._dialects)
         return turn.dialects
 
-    def _metadata(self, message: Message, replayed: bool) -> list[Struct]:
-        """Every metadata Struct of a working update: its event's (when live), its message's."""
-        structs: list[Struct] = []
+    def _metadata(self, message: MessageView, replayed: bool) -> list[Mapping[str, Any]]:
+        """Every metadata object of a working update: its event's (when live), its message's."""
+        objects: list[Mapping[str, Any]] = []
         view = self._last_event
-        event = view.event if view is not None and not replayed else None
-        if event is not None and event.HasField("metadata"):
-            structs.append(event.metadata)
-        if message.HasField("metadata"):
-            structs.append(message.metadata)
-        return structs
+        if view is not None and not replayed and view.metadata is not None:
+            objects.append(view.metadata)
+        if message.metadata is not None:
+            objects.append(message.metadata)
+        return objects
 
     def _artifact_dialect(
-        self, turn: Turn, artifact: Artifact, metadata: tuple[Struct, ...], *, replayed: bool
+        self,
+        turn: Turn,
+        artifact: ArtifactView,
+        metadata: tuple[Mapping[str, Any], ...],
+        *,
+        replayed: bool,
     ) -> list[Update]:
         """Progress in an artifact's parts, when a dialect sends it there."""
         if carries_envelope(artifact.parts):
             return []
-        if artifact.HasField("metadata"):
+        if artifact.metadata is not None:
             metadata = (*metadata, artifact.metadata)
         reading = self._dialects_of(turn).read(artifact.parts, metadata=metadata, artifact=True)
         return [] if reading is None else self._dialect_updates(turn, reading, None, replayed)
 
     def _dialect_updates(
-        self, turn: Turn, reading: DialectReading, status: TaskStatus | None, replayed: bool
+        self, turn: Turn, reading: DialectReading, at: float | None, replayed: bool
     ) -> list[Update]:
         """The envelopes a dialect made of one update, through the same rules as real ones."""
         if not reading.envelopes:
@@ -536,7 +551,7 @@ class ProgressAssembler:
         updates: list[Update] = []
         for envelope in reading.envelopes:
             update = self._envelope(
-                turn, envelope, fallback_text(envelope), status, replayed, reading.dialect
+                turn, envelope, fallback_text(envelope), at, replayed, reading.dialect
             )
             if update is not None:
                 updates.append(update)

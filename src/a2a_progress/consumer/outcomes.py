@@ -7,22 +7,21 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Final
 
-from a2a.types.a2a_pb2 import TaskState
-
 from a2a_progress.envelope import Rejected, RejectReason
+from a2a_progress.sdk.views import TaskState
 
-TERMINAL_STATES: Final = frozenset(
+TERMINAL_STATES: Final[frozenset[int]] = frozenset(
     {
-        TaskState.TASK_STATE_COMPLETED,
-        TaskState.TASK_STATE_FAILED,
-        TaskState.TASK_STATE_CANCELED,
-        TaskState.TASK_STATE_REJECTED,
+        TaskState.COMPLETED,
+        TaskState.FAILED,
+        TaskState.CANCELED,
+        TaskState.REJECTED,
     }
 )
 """States that end a task for good; the authority over every envelope."""
 
-INTERRUPTED_STATES: Final = frozenset(
-    {TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+INTERRUPTED_STATES: Final[frozenset[int]] = frozenset(
+    {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
 )
 """States that end the current turn but not the task: the next send starts a new turn."""
 
@@ -31,17 +30,16 @@ def state_label(state: int) -> str:
     """``TASK_STATE_INPUT_REQUIRED`` -> ``input_required``; unknown numbers -> ``unspecified``.
 
     Examples:
-        >>> state_label(TaskState.TASK_STATE_COMPLETED)
+        >>> state_label(TaskState.COMPLETED)
         'completed'
     """
     try:
-        name = str(TaskState.Name(state))
+        return TaskState(state).name.lower()
     except ValueError:
         return "unspecified"
-    return name.removeprefix("TASK_STATE_").lower()
 
 
-FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
+FAILED_STATES: Final[frozenset[int]] = frozenset({TaskState.FAILED, TaskState.REJECTED})
 """Final states whose status message says why the turn did not succeed."""
 
 
@@ -64,10 +62,10 @@ class EndReason(StrEnum):
 
 
 TERMINAL_END_REASONS: Final[Mapping[int, EndReason]] = {
-    TaskState.TASK_STATE_COMPLETED: EndReason.TURN_COMPLETED,
-    TaskState.TASK_STATE_FAILED: EndReason.TURN_FAILED,
-    TaskState.TASK_STATE_REJECTED: EndReason.TURN_FAILED,
-    TaskState.TASK_STATE_CANCELED: EndReason.TURN_CANCELED,
+    TaskState.COMPLETED: EndReason.TURN_COMPLETED,
+    TaskState.FAILED: EndReason.TURN_FAILED,
+    TaskState.REJECTED: EndReason.TURN_FAILED,
+    TaskState.CANCELED: EndReason.TURN_CANCELED,
 }
 """The end reason of the calls still open when a terminal state ends their turn."""
 

@@ -4,44 +4,43 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from a2a.types.a2a_pb2 import Artifact, Message, Part
-
-from a2a_progress.carrier import message_text
+from a2a_progress.sdk.views import ArtifactView, MessageView, PartView, message_text
 
 
 class ReplyAssembly:
-    """The artifacts of one turn, by id, kept as copies: appends never touch the caller's events."""
+    """The artifacts of one turn, by id: appends build new views, never touch the events."""
 
     __slots__ = ("_artifacts",)
 
     def __init__(self) -> None:
-        self._artifacts: dict[str, Artifact] = {}
+        self._artifacts: dict[str, ArtifactView] = {}
 
     @property
-    def artifacts(self) -> tuple[Artifact, ...]:
+    def artifacts(self) -> tuple[ArtifactView, ...]:
         """The artifacts so far, in the order they were first seen."""
         return tuple(self._artifacts.values())
 
-    def put(self, artifact: Artifact) -> None:
-        """Set (or replace) an artifact with a copy of ``artifact``."""
-        copy = Artifact()
-        copy.CopyFrom(artifact)
-        self._artifacts[artifact.artifact_id] = copy
+    def put(self, artifact: ArtifactView) -> None:
+        """Set (or replace) an artifact."""
+        self._artifacts[artifact.artifact_id] = artifact
 
-    def add(self, artifact: Artifact, *, append: bool) -> None:
+    def add(self, artifact: ArtifactView, *, append: bool) -> None:
         """Apply an artifact update: ``append`` extends the artifact of the same id, if known."""
         known = self._artifacts.get(artifact.artifact_id)
         if not append or known is None:
             self.put(artifact)
             return
-        parts = list(artifact.parts)
+        parts = list(known.parts)
+        more = list(artifact.parts)
         # A streamed chunk continues the text before it ("Hel" + "lo"), it is no new line.
-        if parts and known.parts and parts[0].HasField("text") and known.parts[-1].HasField("text"):
-            known.parts[-1].text += parts.pop(0).text
-        known.parts.extend(parts)
+        head, last = (more[0].text, parts[-1].text) if more and parts else (None, None)
+        if head is not None and last is not None:
+            parts[-1] = parts[-1]._replace(text=last + head)
+            del more[0]
+        self._artifacts[artifact.artifact_id] = known._replace(parts=tuple(parts + more))
 
     def reply(
-        self, message: Message | None, *, progress: Callable[[Part], bool] | None = None
+        self, message: MessageView | None, *, progress: Callable[[PartView], bool] | None = None
     ) -> str:
         """The reply: the final message's text, else the text of the artifacts.
 
@@ -55,5 +54,5 @@ class ReplyAssembly:
             part.text
             for artifact in self._artifacts.values()
             for part in artifact.parts
-            if part.HasField("text") and (progress is None or not progress(part))
+            if part.text is not None and (progress is None or not progress(part))
         )

@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable
-
-from a2a.client import Client
-from a2a.types.a2a_pb2 import GetTaskRequest, StreamResponse, Task
+from typing import Any
 
 from a2a_progress.consumer.assembler import ProgressAssembler
 from a2a_progress.consumer.outcomes import INTERRUPTED_STATES, TERMINAL_STATES, EndReason
@@ -15,7 +13,7 @@ from a2a_progress.consumer.updates import Update
 
 
 async def follow(
-    events: AsyncIterable[StreamResponse | Task],
+    events: AsyncIterable[Any],
     *,
     assembler: ProgressAssembler | None = None,
     dialects: str | Iterable[str] | None = None,
@@ -76,8 +74,8 @@ async def follow(
 
 
 async def _as_generator(
-    events: AsyncIterable[StreamResponse | Task],
-) -> AsyncGenerator[StreamResponse | Task, None]:
+    events: AsyncIterable[Any],
+) -> AsyncGenerator[Any, None]:
     iterator = aiter(events)
     try:
         async for event in iterator:
@@ -89,13 +87,14 @@ async def _as_generator(
 
 
 async def poll_task(
-    client: Client,
+    client: Any,
     task_id: str,
     *,
     interval: float = 1.0,
     history_length: int | None = None,
-) -> AsyncGenerator[Task, None]:
-    """Yield ``GetTask`` snapshots every ``interval`` seconds until the turn ends.
+) -> AsyncGenerator[Any, None]:
+    """Yield ``GetTask`` snapshots (the SDK's ``Task``) every ``interval`` seconds until the
+    turn ends.
 
     The coarse replay channel: progress comes from ``Task.history``, truncated by
     ``history_length``. Feed it to `follow`. Progress read from history is marked
@@ -108,12 +107,12 @@ async def poll_task(
         ...     async for item in follow(poll_task(client, task_id, interval=0.5)):
         ...         print(item)
     """
-    request = GetTaskRequest(id=task_id)
-    if history_length is not None:
-        request.history_length = history_length
+    from a2a_progress.sdk.adapter import get_task, view_event
+
     while True:
-        task = await client.get_task(request)
+        task = await get_task(client, task_id, history_length)
         yield task
-        if task.status.state in TERMINAL_STATES or task.status.state in INTERRUPTED_STATES:
+        state = view_event(task).state
+        if state in TERMINAL_STATES or state in INTERRUPTED_STATES:
             return
         await asyncio.sleep(interval)

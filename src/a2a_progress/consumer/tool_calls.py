@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from a2a.types.a2a_pb2 import TaskStatus
-
-from a2a_progress.carrier import status_time
 from a2a_progress.consumer.outcomes import EndReason
 from a2a_progress.envelope import Envelope, Kind, Status
 
@@ -157,15 +154,15 @@ class ToolCalls:
         self,
         envelope: Envelope,
         key: str,
-        status: TaskStatus | None,
+        at: float | None,
         replayed: bool,
         dialect: str | None,
     ) -> Tracked:
-        """Apply an accepted envelope of stream ``key``, carried by ``status`` (None: replayed)."""
-        # Runs once per envelope: end_reason is tested directly (what is_open does), and the
-        # status time is read only when a call opens or ends.
+        """Apply an accepted envelope of stream ``key``, its status recorded ``at`` (POSIX seconds;
+        None: unknown, or replayed)."""
+        # Runs once per envelope: end_reason is tested directly (what is_open does).
         if envelope.status is not _RUNNING:
-            return self._ending(envelope, key, status, replayed, dialect)
+            return self._ending(envelope, key, at, replayed, dialect)
         # A ``running`` envelope (most of them; here, not in a method of its own, to save a call
         # per envelope): a tool_call opens a call (superseding an open one); any other kind
         # continues the open call of its stream, if there is one.
@@ -181,18 +178,17 @@ class ToolCalls:
                 # The start of the open call arriving late (or a stale restart): no new call.
                 call.first_seq = seq
                 return call, False, ()
-            at = status_time(status)
             call._end(_SUPERSEDED, at)
             return self._new(envelope, at, replayed, dialect), True, (call,)
         if call is not None and seq <= call.last_seq:
             return call, False, ()  # the late start of a call that already ended
-        return self._new(envelope, status_time(status), replayed, dialect), True, ()
+        return self._new(envelope, at, replayed, dialect), True, ()
 
     def _ending(
         self,
         envelope: Envelope,
         key: str,
-        status: TaskStatus | None,
+        at: float | None,
         replayed: bool,
         dialect: str | None,
     ) -> Tracked:
@@ -203,7 +199,7 @@ class ToolCalls:
         reason = _DONE if envelope.status is _STATUS_DONE else _ABORTED
         if call is not None and call.end_reason is None and seq >= call.first_seq:
             call.last_seq = max(call.last_seq, seq)
-            call._end(reason, status_time(status))
+            call._end(reason, at)
             return call, False, (call,)
         if call is not None and seq <= call.last_seq:
             return call, False, ()
@@ -211,7 +207,7 @@ class ToolCalls:
             return None, False, ()
         # When a call whose end came first started is unknown.
         call = self._new(envelope, None, replayed, dialect)
-        call._end(reason, status_time(status))
+        call._end(reason, at)
         return call, True, (call,)
 
     def _new(

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from a2a.types.a2a_pb2 import Message, Role, TaskState, TaskStatus
-
-from a2a_progress.carrier import status_time
 from a2a_progress.consumer.reply import ReplyAssembly
 from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord, ToolCalls
 from a2a_progress.dialects import TurnDialects
+from a2a_progress.sdk.views import MessageView, Role, TaskState
 
 MESSAGE_IDS_KEPT = 1024
 """Message ids of plain updates remembered per turn, to consume each once."""
@@ -41,7 +39,7 @@ class Turn:
     def __init__(self, task_id: str, context_id: str) -> None:
         self.task_id = task_id
         self.context_id = context_id
-        self.state: int = TaskState.TASK_STATE_UNSPECIFIED
+        self.state: int = TaskState.UNSPECIFIED
         self.streams: dict[WindowKey, SeqWindow] = {}
         self.calls = ToolCalls()
         self.message_ids = RecentKeys(MESSAGE_IDS_KEPT)
@@ -56,14 +54,14 @@ class Turn:
         self.awaiting_start = False
         self.replayed = ended
 
-    def note_time(self, status: TaskStatus, *, last_chance: bool) -> None:
-        """Take the turn's start time from a live status while ``awaiting_start``.
+    def note_time(self, at: float | None, *, last_chance: bool) -> None:
+        """Take the turn's start time from a live status (recorded ``at``) while
+        ``awaiting_start``.
 
         ``last_chance``: the first WORKING status decides. An agent that stamps statuses (as
         a2a-sdk's ``TaskUpdater`` does) stamps that one; one that does not is not asked again
         for every update of the turn.
         """
-        at = status_time(status)
         if at is not None:
             self.started_at = at
             self.awaiting_start = False
@@ -89,13 +87,13 @@ def call_key(window: WindowKey) -> str:
     return window if isinstance(window, str) else window[1]
 
 
-def current_turn_messages(history: Sequence[Message]) -> Sequence[Message]:
+def current_turn_messages(history: Sequence[MessageView]) -> Sequence[MessageView]:
     """The messages of the task's current turn: those after its latest user message.
 
     What comes before it is an earlier turn (one that ended INPUT_REQUIRED), whose seqs the
     current turn starts over: replayed, they would pass for this turn's and hide its own.
     """
     for index in range(len(history) - 1, -1, -1):
-        if history[index].role == Role.ROLE_USER:
+        if history[index].role == Role.USER:
             return history[index + 1 :]
     return history

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from a2a.types.a2a_pb2 import Artifact, Message, TaskState
-
 from a2a_progress.consumer.outcomes import state_label
 from a2a_progress.consumer.tool_calls import CallRecord, elapsed
 from a2a_progress.envelope import Envelope, Rejected
+from a2a_progress.sdk.views import ArtifactView, MessageView, TaskState, state_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +62,13 @@ class TurnOutcome:
     REJECTED status; None for any other turn. An exception that escaped the agent's
     ``execute()`` ends the stream with an error instead of a status (the error propagates from
     `follow`): ``dataclasses.replace(outcome, error=error_text(exc))`` puts it on an outcome,
-    as ``a2a-progress watch`` does.
+    as ``a2a-progress watch`` does. ``message`` and ``artifacts`` are the seam's views
+    (`a2a_progress.sdk.views`); their ``raw`` is the SDK's own object.
 
     Examples:
-        >>> from a2a.types import TaskState
+        >>> from a2a_progress import TaskState
         >>> outcome = TurnOutcome(
-        ...     "task-1", "ctx-1", TaskState.TASK_STATE_FAILED, terminal=True, reply="",
+        ...     "task-1", "ctx-1", TaskState.FAILED, terminal=True, reply="",
         ...     message=None, artifacts=(), started_at=10.0, ended_at=12.5,
         ...     error="payments-db refused the connection")
         >>> outcome.state_label, outcome.succeeded, outcome.duration, outcome.error
@@ -80,8 +80,8 @@ class TurnOutcome:
     state: int
     terminal: bool
     reply: str
-    message: Message | None
-    artifacts: tuple[Artifact, ...]
+    message: MessageView | None
+    artifacts: tuple[ArtifactView, ...]
     closed: tuple[CallRecord, ...] = ()
     replayed: bool = False
     started_at: float | None = None
@@ -90,8 +90,8 @@ class TurnOutcome:
 
     @property
     def state_name(self) -> str:
-        """The state's protobuf name, e.g. ``TASK_STATE_COMPLETED``."""
-        return str(TaskState.Name(self.state))
+        """The state's A2A name, e.g. ``TASK_STATE_COMPLETED``."""
+        return state_name(self.state)
 
     @property
     def state_label(self) -> str:
@@ -101,7 +101,7 @@ class TurnOutcome:
     @property
     def succeeded(self) -> bool:
         """Whether the task completed."""
-        return self.state == TaskState.TASK_STATE_COMPLETED
+        return self.state == TaskState.COMPLETED
 
     @property
     def duration(self) -> float | None:

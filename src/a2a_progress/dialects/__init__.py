@@ -18,18 +18,16 @@ commas), else all of them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
-
-from a2a.types.a2a_pb2 import Part
-from google.protobuf.struct_pb2 import Struct  # type: ignore[import-untyped]
+from typing import Any, Final
 
 from a2a_progress.dialects.adk import NAME as NAME_ADK
 from a2a_progress.dialects.adk import AdkReader, is_thought
 from a2a_progress.dialects.base import DialectReader, SeqCounter, fallback_text
 from a2a_progress.dialects.gemini_cli import GeminiCliReader
 from a2a_progress.envelope import Envelope
+from a2a_progress.sdk.views import PartView
 
 DIALECTS_ENV: Final = "A2A_PROGRESS_DIALECTS"
 """Environment variable that picks the dialects when no argument does."""
@@ -45,7 +43,7 @@ DIALECT_NAMES: Final = tuple(_READERS)
 _NONE: Final = frozenset({"none", "off", "false", "0"})
 
 
-def is_progress_part(part: Part, dialects: frozenset[str]) -> bool:
+def is_progress_part(part: PartView, dialects: frozenset[str]) -> bool:
     """Whether an enabled dialect reads ``part`` as progress only (e.g. an ADK thought).
 
     Newer ADK sends thoughts in artifact updates too: read as ``thinking``, they are not also
@@ -92,14 +90,14 @@ class TurnDialects:
 
     def read(
         self,
-        parts: Sequence[Part],
+        parts: Sequence[PartView],
         *,
-        metadata: Sequence[Struct] = (),
+        metadata: Sequence[Mapping[str, Any]] = (),
         artifact: bool = False,
     ) -> DialectReading | None:
         """Offer one update to each enabled dialect; the first that knows it wins.
 
-        ``metadata``: every metadata Struct of the update (the event's, the message's or
+        ``metadata``: every metadata object of the update (the event's, the message's or
         the artifact's). None when no dialect recognises the update.
         """
         for name in self._enabled:

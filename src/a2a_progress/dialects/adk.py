@@ -15,13 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from a2a.types.a2a_pb2 import Part
-from google.protobuf.struct_pb2 import Struct  # type: ignore[import-untyped]
-
 from a2a_progress.dialects.base import (
     MAX_ID_CHARS,
     MAX_PARTS,
     CallTable,
+    JsonObject,
     SeqCounter,
     data_fields,
     field,
@@ -35,6 +33,7 @@ from a2a_progress.dialects.base import (
     truthy,
 )
 from a2a_progress.envelope import Envelope, Kind, Status
+from a2a_progress.sdk.views import PartView
 
 NAME: Final = "adk"
 
@@ -47,22 +46,22 @@ _FUNCTION_RESPONSE: Final = "function_response"
 _PENDING: Final = frozenset({"pending", "running", "in_progress", "started", "submitted"})
 
 
-def _part_type(meta: Struct) -> str | None:
+def _part_type(meta: JsonObject) -> str | None:
     value = metadata_value([meta], _TYPE_KEYS[0])
     if value is None:
         value = metadata_value([meta], _TYPE_KEYS[1])
     return value if isinstance(value, str) else None
 
 
-def _flag(meta: Struct, keys: Sequence[str]) -> bool:
+def _flag(meta: JsonObject, keys: Sequence[str]) -> bool:
     return any(metadata_value([meta], key) is True for key in keys)
 
 
-def is_thought(part: Part) -> bool:
+def is_thought(part: PartView) -> bool:
     """Whether ``part`` is a model thought ADK sent (progress, never part of the reply)."""
     return (
-        part.HasField("text")
-        and part.HasField("metadata")
+        part.text is not None
+        and part.metadata is not None
         and _flag(part.metadata, ("adk_thought",))
     )
 
@@ -77,21 +76,21 @@ class AdkReader:
 
     def read(
         self,
-        parts: Sequence[Part],
-        metadata: Sequence[Struct],
+        parts: Sequence[PartView],
+        metadata: Sequence[JsonObject],
         counter: SeqCounter,
         *,
         artifact: bool,
     ) -> list[Envelope] | None:
         """Synthetic envelopes for an ADK update; None when nothing in it is ADK's."""
         parts = parts[:MAX_PARTS]
-        metas = [part.metadata for part in parts if part.HasField("metadata")]
+        metas = [part.metadata for part in parts if part.metadata is not None]
         if not self._recognises(metas, metadata):
             return None
         envelopes: list[Envelope] = []
         for part in parts:
-            meta = part.metadata if part.HasField("metadata") else Struct()
-            if part.HasField("text"):
+            meta = part.metadata if part.metadata is not None else {}
+            if part.text is not None:
                 if not part.text.strip():
                     continue
                 if _flag(meta, ("adk_thought",)):
@@ -110,21 +109,21 @@ class AdkReader:
         return envelopes
 
     @staticmethod
-    def _recognises(metas: Sequence[Struct], metadata: Sequence[Struct]) -> bool:
+    def _recognises(metas: Sequence[JsonObject], metadata: Sequence[JsonObject]) -> bool:
         """ADK's ``adk_`` metadata keys anywhere, or an older ADK's typed DataPart."""
         if has_prefixed_key(metas, _PREFIX) or has_prefixed_key(metadata, _PREFIX):
             return True
         return any(_part_type(meta) in (_FUNCTION_CALL, _FUNCTION_RESPONSE) for meta in metas)
 
-    def _ids(self, data: Struct) -> tuple[str, str] | None:
-        call_id = text_of(data.fields.get("id"))
+    def _ids(self, data: JsonObject) -> tuple[str, str] | None:
+        call_id = text_of(data.get("id"))
         if not call_id:
             return None  # nothing to pair it by: ADK always sets one
-        name = text_of(data.fields.get("name")) or "tool"
+        name = text_of(data.get("name")) or "tool"
         return call_id[:MAX_ID_CHARS], name[:MAX_ID_CHARS]
 
     def _call(
-        self, data: Struct, long_running: bool, counter: SeqCounter, out: list[Envelope]
+        self, data: JsonObject, long_running: bool, counter: SeqCounter, out: list[Envelope]
     ) -> None:
         ids = self._ids(data)
         if ids is None or self._calls.get(ids[0]) is not None:
@@ -136,7 +135,7 @@ class AdkReader:
         call.long_running = long_running
         out.append(tool_envelope(counter, call, Status.RUNNING, long_running=long_running))
 
-    def _response(self, data: Struct, counter: SeqCounter, out: list[Envelope]) -> None:
+    def _response(self, data: JsonObject, counter: SeqCounter, out: list[Envelope]) -> None:
         ids = self._ids(data)
         if ids is None:
             return
@@ -148,7 +147,7 @@ class AdkReader:
                 return
         if call.ended:
             return
-        body = object_of(data.fields.get("response"))
+        body = object_of(data.get("response"))
         status = text_of(field(body, "status")) if body is not None else None
         if call.long_running and status is not None and status.lower() in _PENDING:
             return  # a long-running tool's interim answer: it goes on

@@ -9,13 +9,15 @@ most `MAX_CALLS` tool calls per turn and cut every string they keep or emit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from a2a.types.a2a_pb2 import Part
-from google.protobuf.struct_pb2 import Struct, Value  # type: ignore[import-untyped]
-
 from a2a_progress.envelope import SOFT_LIMIT_BYTES, Envelope, Kind, Status, truncate_utf8
+from a2a_progress.sdk.views import PartView
+
+JsonObject = Mapping[str, Any]
+"""A JSON object as the seam gives it (metadata, a DataPart's data): plain Python values."""
 
 MAX_PARTS: Final = 64
 """Parts of one update a reader looks at; the rest (junk from a hostile peer) is ignored."""
@@ -43,8 +45,8 @@ class DialectReader(Protocol):
 
     def read(
         self,
-        parts: Sequence[Part],
-        metadata: Sequence[Struct],
+        parts: Sequence[PartView],
+        metadata: Sequence[JsonObject],
         counter: SeqCounter,
         *,
         artifact: bool,
@@ -77,79 +79,61 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit // 4 else truncate_utf8(text, limit)
 
 
-def metadata_value(structs: Sequence[Struct], key: str) -> Any:
-    """The value under ``key`` in the first Struct that has it, as Python, else None."""
-    for struct in structs:
-        # `in` first: indexing a Struct with a missing key inserts it.
-        if key in struct:
-            return struct[key]
+def metadata_value(objects: Sequence[JsonObject], key: str) -> Any:
+    """The value under ``key`` in the first object that has it, else None."""
+    for obj in objects:
+        if key in obj:
+            return obj[key]
     return None
 
 
-def has_prefixed_key(structs: Sequence[Struct], prefix: str) -> bool:
-    """Whether any of ``structs`` has a key starting with ``prefix``."""
-    return any(key.startswith(prefix) for struct in structs for key in struct.fields)
+def has_prefixed_key(objects: Sequence[JsonObject], prefix: str) -> bool:
+    """Whether any of ``objects`` has a key starting with ``prefix``."""
+    return any(key.startswith(prefix) for obj in objects for key in obj)
 
 
-def object_of(value: Value | None) -> Struct | None:
-    """The JSON object a Value holds, else None."""
-    return value.struct_value if value is not None and value.HasField("struct_value") else None
+def object_of(value: Any) -> JsonObject | None:
+    """``value`` if it is a JSON object, else None."""
+    return value if isinstance(value, Mapping) else None
 
 
-def data_fields(part: Part) -> Struct | None:
-    """The object a DataPart carries (``Part.data`` holding a JSON object), else None."""
-    return object_of(part.data) if part.HasField("data") else None
+def data_fields(part: PartView) -> JsonObject | None:
+    """The object a DataPart carries (its data holding a JSON object), else None."""
+    return object_of(part.data)
 
 
-def text_of(value: Value | None) -> str | None:
-    """A protobuf Value's string, else None."""
-    if value is None or not value.HasField("string_value"):
-        return None
-    return str(value.string_value)
+def text_of(value: Any) -> str | None:
+    """``value`` if it is a string, else None."""
+    return value if isinstance(value, str) else None
 
 
-def field(struct: Struct, *names: str) -> Value | None:
-    """The first of ``names`` present in ``struct`` (snake_case and camelCase spellings)."""
+def field(obj: JsonObject, *names: str) -> Any:
+    """The value of the first of ``names`` present in ``obj`` (snake_case and camelCase
+    spellings); None when none is (or its value is null)."""
     for name in names:
-        value = struct.fields.get(name)
+        value = obj.get(name)
         if value is not None:
             return value
     return None
 
 
-def truthy(value: Value | None) -> bool:
+def truthy(value: Any) -> bool:
     """Whether a JSON value is set the way Python tests it (non-empty, non-zero, true)."""
-    if value is None:
-        return False
-    kind = value.WhichOneof("kind")
-    if kind == "string_value":
-        return bool(value.string_value)
-    if kind == "bool_value":
-        return bool(value.bool_value)
-    if kind == "number_value":
-        return bool(value.number_value != 0)
-    if kind == "struct_value":
-        return bool(value.struct_value.fields)
-    if kind == "list_value":
-        return bool(value.list_value.values)
-    return False
+    return bool(value)
 
 
-def short_text(value: Value | None, limit: int = MAX_REASON_BYTES) -> str:
+def short_text(value: Any, limit: int = MAX_REASON_BYTES) -> str:
     """A compact human string for any JSON value, cut to ``limit`` bytes."""
     if value is None:
         return ""
-    kind = value.WhichOneof("kind")
-    if kind == "string_value":
-        return clip(value.string_value, limit)
-    if kind == "struct_value":
-        message = field(value.struct_value, "message", "error_message", "errorMessage")
-        if message is not None and message.HasField("string_value"):
-            return clip(message.string_value, limit)
-    from google.protobuf.json_format import MessageToJson  # type: ignore[import-untyped]
-
+    if isinstance(value, str):
+        return clip(value, limit)
+    if isinstance(value, Mapping):
+        message = text_of(field(value, "message", "error_message", "errorMessage"))
+        if message is not None:
+            return clip(message, limit)
     try:
-        return clip(MessageToJson(value, indent=None), limit)
+        return clip(json.dumps(value, ensure_ascii=False), limit)
     except (ValueError, TypeError, RecursionError):
         return ""
 

@@ -19,11 +19,9 @@ nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import Final
-
-from a2a.types.a2a_pb2 import Part
-from google.protobuf.struct_pb2 import Struct, Value  # type: ignore[import-untyped]
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from a2a_progress.dialects.base import (
     MAX_ID_CHARS,
@@ -31,6 +29,7 @@ from a2a_progress.dialects.base import (
     MAX_TEXT_BYTES,
     CallState,
     CallTable,
+    JsonObject,
     SeqCounter,
     clip,
     data_fields,
@@ -43,6 +42,7 @@ from a2a_progress.dialects.base import (
     tool_envelope,
 )
 from a2a_progress.envelope import Envelope, Kind, Status, split_text
+from a2a_progress.sdk.views import PartView
 
 NAME: Final = "gemini-cli"
 
@@ -67,27 +67,27 @@ _ABORTED: Final = frozenset({"FAILED", "ERROR", "CANCELLED", "CANCELED"})
 _BY_NUMBER: Final = {1: "PENDING", 2: "EXECUTING", 3: "SUCCEEDED", 4: "FAILED", 5: "CANCELLED"}
 
 
-def event_kind(metadata: Sequence[Struct]) -> str | None:
+def event_kind(metadata: Sequence[JsonObject]) -> str | None:
     """The extension's event kind (``TOOL_CALL_UPDATE``, ...) if any metadata carries it.
 
     ``""`` when the extension's object is there without a usable kind; None when it is absent.
     """
-    for struct in metadata:
-        for key, value in struct.fields.items():
+    for obj in metadata:
+        for key, value in obj.items():
             if key != _IMPLEMENTATION_KEY and not any(m in key for m in _KEY_MARKERS):
                 continue
-            if not value.HasField("struct_value"):
+            if not isinstance(value, Mapping):
                 return ""
-            kind = text_of(value.struct_value.fields.get("kind"))
+            kind = text_of(value.get("kind"))
             return (kind or "").upper().replace("-", "_")
     return None
 
 
-def _status(value: Value | None) -> str | None:
+def _status(value: Any) -> str | None:
     if value is None:
         return None
-    if value.HasField("number_value"):
-        return _BY_NUMBER.get(int(value.number_value))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _BY_NUMBER.get(int(value)) if math.isfinite(value) else None
     text = text_of(value)
     return text.upper() if text else None
 
@@ -106,8 +106,8 @@ class GeminiCliReader:
 
     def read(
         self,
-        parts: Sequence[Part],
-        metadata: Sequence[Struct],
+        parts: Sequence[PartView],
+        metadata: Sequence[JsonObject],
         counter: SeqCounter,
         *,
         artifact: bool,
@@ -118,7 +118,7 @@ class GeminiCliReader:
             return None
         envelopes: list[Envelope] = []
         for part in parts[:MAX_PARTS]:
-            if part.HasField("text"):
+            if part.text is not None:
                 if part.text.strip() and not artifact:
                     text_kind = Kind.THINKING if kind == "THOUGHT" else Kind.TEXT
                     envelopes.append(text_envelope(counter, text_kind, part.text))
@@ -183,7 +183,7 @@ class GeminiCliReader:
             out.append(output_envelope(counter, call, chunk))
 
 
-def _thought(data: Struct) -> str:
+def _thought(data: JsonObject) -> str:
     subject = text_of(field(data, "subject")) or ""
     description = text_of(field(data, "description")) or ""
     return clip("\n".join(text for text in (subject, description) if text), MAX_TEXT_BYTES)
@@ -200,13 +200,13 @@ class _ToolCallView:
 
     __slots__ = ("data", "request", "response")
 
-    def __init__(self, data: Struct, request: Struct | None) -> None:
+    def __init__(self, data: JsonObject, request: JsonObject | None) -> None:
         self.data = data
         self.request = request
         self.response = object_of(field(data, "response"))
 
     @classmethod
-    def of(cls, data: Struct) -> _ToolCallView | None:
+    def of(cls, data: JsonObject) -> _ToolCallView | None:
         """The view of ``data`` if it is a tool call object in either schema, else None."""
         if field(data, "tool_call_id", "toolCallId") is not None:
             return cls(data, None)
@@ -241,7 +241,7 @@ class _ToolCallView:
             return text_of(field(self.response, "resultDisplay")) or ""
         return ""
 
-    def error(self) -> Value | None:
+    def error(self) -> Any:
         error = field(self.data, "error")
         if error is None and self.response is not None:
             error = field(self.response, "error")

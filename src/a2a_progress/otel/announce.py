@@ -12,13 +12,13 @@ runs something else), the caller's span is the only record and counts.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 
-from a2a.types.a2a_pb2 import Message, Part
 from opentelemetry.trace import SpanContext, TraceFlags
 
-from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.otel.conventions import WIRE_TOOL_SPAN
+from a2a_progress.sdk.adapter import annotate_envelope_part
+from a2a_progress.sdk.views import MessageView
 
 _TRACEPARENT: Final = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
 
@@ -28,33 +28,24 @@ def traceparent(context: SpanContext) -> str:
     return f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
 
 
-def _envelope_part(message: Message | None) -> Part | None:
-    # The Struct's map is read directly (`key in struct` and `struct[key]` are Python-level
-    # protobuf helpers, several times the cost; this runs for every tool call on both sides).
-    if message is None:
-        return None
-    part: Part
-    for part in message.parts:
-        if part.HasField("metadata") and TFRS_KEY in part.metadata.fields:
-            return part
-    return None
+def announce(event: Any, context: SpanContext) -> None:
+    """Put ``context`` beside the envelope of the status update ``event`` that opened the span."""
+    if context.is_valid:
+        annotate_envelope_part(event, WIRE_TOOL_SPAN, traceparent(context))
 
 
-def announce(message: Message | None, context: SpanContext) -> None:
-    """Put ``context`` beside the envelope of the update whose ``message`` opened the span."""
-    part = _envelope_part(message)
-    if part is not None and context.is_valid:
-        part.metadata.fields[WIRE_TOOL_SPAN].string_value = traceparent(context)
-
-
-def announced(message: Message | None) -> SpanContext | None:
+def announced(message: MessageView | None) -> SpanContext | None:
     """The callee's tool span context announced in ``message``, if any (anything malformed is
     no announcement)."""
-    part = _envelope_part(message)
-    found = None if part is None else part.metadata.fields.get(WIRE_TOOL_SPAN)
-    if found is None or found.WhichOneof("kind") != "string_value":
+    if message is None:
         return None
-    match = _TRACEPARENT.fullmatch(found.string_value)
+    part = next((part for part in message.parts if part.envelope is not None), None)
+    if part is None or part.metadata is None:
+        return None
+    value = part.metadata.get(WIRE_TOOL_SPAN)
+    if not isinstance(value, str):
+        return None
+    match = _TRACEPARENT.fullmatch(value)
     if match is None:
         return None
     context = SpanContext(

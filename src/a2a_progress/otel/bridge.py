@@ -16,8 +16,6 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from a2a.types.a2a_pb2 import Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState
-from a2a.types.a2a_pb2 import TaskStatusUpdateEvent as StatusUpdate
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
@@ -66,6 +64,8 @@ from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer import handed_envelope, redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
 from a2a_progress.redaction.stream import Redacts, StreamRedactor
+from a2a_progress.sdk.adapter import A2AEvent, working_update
+from a2a_progress.sdk.views import TaskState, state_name
 
 logger = logging.getLogger(__name__)
 
@@ -82,11 +82,11 @@ _ERROR_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
 # What a turn's text becomes in gen_ai.output.messages (opt-in content).
 _OUTPUT_PARTS: Final = {Kind.THINKING: PART_REASONING, Kind.TEXT: PART_TEXT}
 
-_FAILED_STATES: Final = frozenset({TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
+_FAILED_STATES: Final = frozenset({TaskState.FAILED, TaskState.REJECTED})
 
 _DUPLICATE: Final = Outcome.DUPLICATE.value
 _ACCEPTED: Final = Outcome.ACCEPTED
-_WORKING: Final = TaskState.TASK_STATE_WORKING
+_WORKING: Final = int(TaskState.WORKING)
 _TOOL_CALL: Final = Kind.TOOL_CALL
 # A stream of content: the kind and stream key of its envelopes.
 _Stream = tuple[Kind, str | None]
@@ -95,18 +95,10 @@ _INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
 _NAME_CACHE_SIZE: Final = 1024
 
-A2AEvent = StreamResponse | StatusUpdate | Task | Message | TaskArtifactUpdateEvent
-
 
 def _int64(value: int) -> bool:
     # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
     return _INT64_MIN <= value <= _INT64_MAX
-
-
-def _state_name(state: int) -> str:
-    # Protobuf enums are open: a peer can send a state number this SDK has no name for.
-    value = TaskState.DESCRIPTOR.values_by_number.get(state)
-    return str(state) if value is None else value.name
 
 
 class Bridge:
@@ -271,14 +263,10 @@ class TurnTelemetry:
         try:
             # The callee's own emitter hands over the envelope of the update it is enqueuing.
             handed = handed_envelope() if self._callee else None
-            if (
-                handed is not None
-                and type(event) is StatusUpdate
-                and (status := event.status).state == _WORKING
-            ):
+            if handed is not None and (working := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
-                task_id, context_id = event.task_id, event.context_id
-                updates = self._assembler.feed_working(task_id, context_id, status, *handed)
+                task_id, context_id, at = working
+                updates = self._assembler.feed_working(task_id, context_id, at, *handed)
                 if self._task_id is None or self._context_id is None:
                     self._note_ids(task_id, context_id)
                 self._state = _WORKING
@@ -329,7 +317,7 @@ class TurnTelemetry:
             self._span_events.flush()
             self._counts.flush()
             if self._state is not None:
-                self._span.set_attribute(conv.A2A_TASK_STATE, _state_name(self._state))
+                self._span.set_attribute(conv.A2A_TASK_STATE, state_name(self._state))
             if self._capture_content and self._recording:
                 messages = output_messages(self._output, self._reply, self._state)
                 if messages is not None:
@@ -340,7 +328,7 @@ class TurnTelemetry:
                 why = error_text(error, self._config.redactor)  # what the agent said, if a2a's
                 failure = (error_type(error), f"{type(error).__name__}: {why}")
             elif self._state in _FAILED_STATES:
-                state = _state_name(self._state or 0)
+                state = state_name(self._state or 0)
                 failure = (state, self._failure or state)
             if failure is not None:
                 fail(self._span, *failure)

@@ -17,10 +17,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import wrapt
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandlerV2, LegacyRequestHandler
-from a2a.types.a2a_pb2 import AgentCard, Message, TaskStatusUpdateEvent
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.instrumentation.utils import unwrap
@@ -30,13 +26,15 @@ from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
 from a2a_progress.otel.announce import announce
-from a2a_progress.otel.bridge import A2AEvent, Bridge, TurnTelemetry
+from a2a_progress.otel.bridge import Bridge, TurnTelemetry
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
 from a2a_progress.otel.safe_text import peer_name
+from a2a_progress.sdk.adapter import A2AEvent, AgentExecutor, EventQueue, RequestContext
+from a2a_progress.sdk.hooks import AGENT_CARD_CLASS, HANDLER_CARD_INDEX, HANDLER_CLASSES
 
-_HANDLER_CLASSES: Final = (DefaultRequestHandlerV2, LegacyRequestHandler)
+_HANDLER_CLASSES: Final = HANDLER_CLASSES
 
 # wrapt 2 is generic for mypy; wrapt 1.x (beside OpenTelemetry 1.39/1.40) is not at run time.
 if TYPE_CHECKING:
@@ -65,7 +63,7 @@ class _ObservedQueue(_QueueProxy):
         if turn.announcement is not None:
             context, turn.announcement = turn.announcement, None
             try:
-                announce(_status_message(event), context)
+                announce(event, context)
             except Exception:  # noqa: BLE001 - never let telemetry fail the agent
                 self._self_bridge.warn_once("tool span announcement")
         await self.__wrapped__.enqueue_event(event)
@@ -75,17 +73,10 @@ class _ObservedQueue(_QueueProxy):
             self._self_bridge.warn_once("tool context")
 
 
-def _status_message(event: A2AEvent) -> Message | None:
-    """The status message of a status update (the one a tool call's update carries)."""
-    if isinstance(event, TaskStatusUpdateEvent) and event.status.HasField("message"):
-        return event.status.message
-    return None
-
-
 class InstrumentedExecutor(_ExecutorProxy):
     """An agent executor that reports its turns to the bridge; everything else passes through."""
 
-    def __init__(self, executor: AgentExecutor, bridge: Bridge, card: AgentCard | None) -> None:
+    def __init__(self, executor: AgentExecutor, bridge: Bridge, card: Any) -> None:
         super().__init__(executor)
         self._self_bridge = bridge
         # The local card's name, description and version (bounded once).
@@ -177,10 +168,13 @@ def _wrap_handler_init(bridge: Bridge) -> Callable[..., None]:
         args_list = list(args)
         try:
             executor = kwargs["agent_executor"] if "agent_executor" in kwargs else args_list[0]
-            card = kwargs.get("agent_card", args_list[2] if len(args_list) > 2 else None)
+            card = kwargs.get("agent_card")
+            index = HANDLER_CARD_INDEX
+            if card is None and index is not None and len(args_list) > index:
+                card = args_list[index]
             if not isinstance(executor, InstrumentedExecutor):
                 proxy = InstrumentedExecutor(
-                    executor, bridge, card if isinstance(card, AgentCard) else None
+                    executor, bridge, card if isinstance(card, AGENT_CARD_CLASS) else None
                 )
                 if "agent_executor" in kwargs:
                     kwargs["agent_executor"] = proxy

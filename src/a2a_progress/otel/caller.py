@@ -17,43 +17,46 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 import wrapt
-from a2a.client import BaseClient, ClientCallContext
-from a2a.types.a2a_pb2 import Message, StreamResponse
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
-from a2a_progress.carrier import message_text
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge, TurnTelemetry
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
 from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.safe_text import bounded, redacted
+from a2a_progress.sdk.adapter import message_text
+from a2a_progress.sdk.hooks import (
+    CLIENT_CLASS,
+    CLIENT_STREAM_CALLS,
+    CLIENT_TASK_CALLS,
+    card_interfaces,
+    sent_message,
+    with_headers,
+)
 
-_PROPAGATION_ONLY: Final = ("get_task", "cancel_task")
+# The client's types differ by a2a-sdk line: the hooks read them duck-typed.
+BaseClient = Any
+StreamResponse = Any
+Message = Any
 # server.port when the agent's URL names none (the draft: recommended when server.address is).
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 def with_trace_context(kwargs: dict[str, Any], context: Context | None) -> dict[str, Any]:
-    """``kwargs`` whose ``context`` carries the trace headers; the caller's own values win.
+    """``kwargs`` whose call context carries the trace headers; the caller's own values win.
 
-    The caller's ``ClientCallContext`` is copied, never changed.
+    The caller's call context is copied, never changed.
     """
     headers: dict[str, str] = {}
     propagate.inject(headers, context=context)
     if not headers:
         return kwargs
-    given = kwargs.get("context")
-    if given is None:
-        call_context = ClientCallContext(service_parameters=headers)
-    else:
-        call_context = given.model_copy()
-        call_context.service_parameters = {**headers, **(given.service_parameters or {})}
-    return {**kwargs, "context": call_context}
+    return with_headers(kwargs, headers)
 
 
 class TracedStream:
@@ -124,12 +127,12 @@ def _server_attributes(client: BaseClient) -> dict[str, Any]:
     attributes = card_attributes(card)
     transport = getattr(client, "_transport", None)
     url = getattr(transport, "url", None) or getattr(getattr(transport, "_base", None), "url", None)
-    interfaces = list(card.supported_interfaces) if card is not None else []
+    interfaces = card_interfaces(card) if card is not None else []
     if not url and interfaces:
-        url = interfaces[0].url
-    chosen = next((i for i in interfaces if i.url == url), interfaces[0] if interfaces else None)
-    if chosen is not None and chosen.protocol_version:
-        attributes[conv.A2A_PROTOCOL_VERSION] = bounded(chosen.protocol_version, 32)[0]
+        url = interfaces[0][0]
+    chosen = next((i for i in interfaces if i[0] == url), interfaces[0] if interfaces else None)
+    if chosen is not None and chosen[1]:
+        attributes[conv.A2A_PROTOCOL_VERSION] = bounded(chosen[1], 32)[0]
     if isinstance(url, str) and url:
         parts = urlsplit(url if "://" in url else f"//{url}")
         try:
@@ -141,13 +144,6 @@ def _server_attributes(client: BaseClient) -> dict[str, Any]:
             if port is not None:
                 attributes[conv.SERVER_PORT] = port
     return attributes
-
-
-def _message_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Message | None:
-    """The message a ``send_message`` request carries (None for other calls)."""
-    request = args[0] if args else kwargs.get("request")
-    message = getattr(request, "message", None)
-    return message if isinstance(message, Message) else None
 
 
 def _is_streaming(client: BaseClient) -> bool:
@@ -169,7 +165,7 @@ def _traced_call(bridge: Bridge, method_name: Callable[[BaseClient], str]) -> Ca
         try:
             method = method_name(instance)
             attributes = {conv.A2A_METHOD_NAME: method, **_server_attributes(instance)}
-            message = _message_of(args, kwargs)
+            message = sent_message(args, kwargs)
             if message is not None and message.message_id:
                 attributes[conv.A2A_MESSAGE_ID] = bounded(message.message_id, NAME_MAX_LENGTH)[0]
             invoke = _invoke_agent(bridge, attributes, message)
@@ -219,15 +215,14 @@ def instrument(bridge: Bridge) -> None:
     send_name: Callable[[BaseClient], str] = lambda client: (  # noqa: E731
         conv.METHOD_SEND_STREAMING if _is_streaming(client) else conv.METHOD_SEND
     )
-    wrapt.wrap_function_wrapper(BaseClient, "send_message", _traced_call(bridge, send_name))
-    wrapt.wrap_function_wrapper(
-        BaseClient, "subscribe", _traced_call(bridge, lambda client: conv.METHOD_SUBSCRIBE)
-    )
-    for name in _PROPAGATION_ONLY:
-        wrapt.wrap_function_wrapper(BaseClient, name, _propagating)
+    names = {"send": send_name, "subscribe": lambda client: conv.METHOD_SUBSCRIBE}
+    for name, what in CLIENT_STREAM_CALLS.items():
+        wrapt.wrap_function_wrapper(CLIENT_CLASS, name, _traced_call(bridge, names[what]))
+    for name in CLIENT_TASK_CALLS:
+        wrapt.wrap_function_wrapper(CLIENT_CLASS, name, _propagating)
 
 
 def uninstrument() -> None:
     """Remove the patches."""
-    for name in ("send_message", "subscribe", *_PROPAGATION_ONLY):
-        unwrap(BaseClient, name)
+    for name in (*CLIENT_STREAM_CALLS, *CLIENT_TASK_CALLS):
+        unwrap(CLIENT_CLASS, name)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a.types.a2a_pb2 import AgentCard
-
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import NAME_MAX_LENGTH
 from a2a_progress.otel.safe_text import bounded
 
 
-def card_attributes(card: AgentCard | None) -> dict[str, Any]:
+def card_attributes(card: Any) -> dict[str, Any]:
     """The agent's name, description and version from its card (the draft A2A attributes)."""
     attributes: dict[str, Any] = {}
     if card is None:

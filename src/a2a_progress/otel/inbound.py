@@ -22,9 +22,6 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
 import wrapt
-from a2a.server.request_handlers import DefaultRequestHandlerV2, LegacyRequestHandler
-from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
-from a2a.server.routes.rest_dispatcher import RestDispatcher
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
@@ -33,32 +30,27 @@ from opentelemetry.instrumentation.utils import unwrap
 from a2a_progress.inert import inert
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
+from a2a_progress.sdk.hooks import HANDLER_CLASSES, HANDLER_METHODS, TRANSPORT_ENTRY_POINTS
 
 logger = logging.getLogger(__name__)
 
 # What a caller reaches with its trace context, by class: method name → (the A2A method it
 # starts, named on the execution span, or None; whether it returns an async generator).
-_HANDLER_METHODS: Final[Mapping[str, tuple[str | None, bool]]] = {
-    "on_message_send": (conv.METHOD_SEND, False),
-    "on_message_send_stream": (conv.METHOD_SEND_STREAMING, True),
-    "on_subscribe_to_task": (None, True),
-    "on_get_task": (None, False),
-    "on_list_tasks": (None, False),
-    "on_cancel_task": (None, False),
+_STARTS: Final[Mapping[str, tuple[str | None, bool]]] = {
+    "send": (conv.METHOD_SEND, False),
+    "stream": (conv.METHOD_SEND_STREAMING, True),
+    "subscribe": (None, True),
+    "get": (None, False),
+    "list": (None, False),
+    "cancel": (None, False),
 }
-_REST_METHODS: Final = (
-    "on_message_send",
-    "on_message_send_stream",
-    "on_subscribe_to_task",
-    "on_cancel_task",
-    "on_get_task",
-    "list_tasks",
-)
+_HANDLER_METHODS: Final = {name: _STARTS[what] for name, what in HANDLER_METHODS.items()}
 _ENTRY_POINTS: Final[Mapping[type, Mapping[str, tuple[str | None, bool]]]] = {
-    DefaultRequestHandlerV2: _HANDLER_METHODS,
-    LegacyRequestHandler: _HANDLER_METHODS,
-    JsonRpcDispatcher: {"handle_requests": (None, False)},
-    RestDispatcher: {name: (None, False) for name in _REST_METHODS},
+    **dict.fromkeys(HANDLER_CLASSES, _HANDLER_METHODS),
+    **{
+        cls: {name: (None, False) for name in names}
+        for cls, names in TRANSPORT_ENTRY_POINTS.items()
+    },
 }
 
 # The A2A method being served, set while the handler's send method runs. a2a-sdk starts

@@ -15,7 +15,6 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from functools import cached_property
 from typing import Any, Final, TypeAlias
 
-from a2a.types.a2a_pb2 import StreamResponse, Task
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -36,7 +35,8 @@ from a2a_progress.web.log import EventLog, sse_frame
 from a2a_progress.web.stream import EventStreamResponse, no_content, refused
 
 Item: TypeAlias = ProgressUpdate | TurnOutcome
-Source: TypeAlias = AsyncIterable[StreamResponse | Task] | AsyncIterable[Item]
+# A2A events of the installed a2a-sdk (any line), or updates.
+Source: TypeAlias = AsyncIterable[Any] | AsyncIterable[Item]
 
 DEFAULT_REPLAY_EVENTS: Final = 10_000
 DEFAULT_REPLAY_BYTES: Final = 16 * 1024 * 1024
@@ -277,7 +277,7 @@ async def _updates(source: Source) -> AsyncIterator[Item]:
                 yield item
         return
 
-    async def events() -> AsyncIterator[StreamResponse | Task]:
+    async def events() -> AsyncIterator[Any]:
         yield first
         async for event in iterator:
             yield event

@@ -2,7 +2,7 @@
 
 Embedded (the default): the demo callee runs as a child process (``serve-demo``) and this process
 is the caller; both trace with the a2a-progress instrumentor and export over OTLP/HTTP to an
-`OtlpReceiver` started here (and to
+`a2a_progress.otlp.OtlpReceiver` started here (and to
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` when it is set). After the turn the child is stopped, which
 flushes its spans, and the trace of every agent is drawn and written as OTLP JSON.
 

@@ -1,0 +1,96 @@
+"""The installed a2a-sdk line's adapter: what the layers above the seam import.
+
+Picks `.v1` (protobuf types) or `.v03` (pydantic types) once, by
+`a2a_progress.sdk.LINE`; both offer the same names. Importing it with no supported
+a2a-sdk installed raises `a2a_progress.sdk.UnsupportedSdkError` (one line).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from a2a_progress.sdk import LINE, SdkLine, require_any
+
+require_any("a2a-progress's A2A adapter")
+
+if TYPE_CHECKING or LINE is SdkLine.V1:
+    from a2a_progress.sdk.v1 import (
+        A2AEvent,
+        AgentExecutor,
+        EventQueue,
+        Message,
+        Part,
+        RequestContext,
+        TaskUpdater,
+        agent_extension,
+        agent_message,
+        annotate_envelope_part,
+        card_extension_uris,
+        envelope_part,
+        get_task,
+        message_text,
+        new_task,
+        part_view,
+        raw_envelope,
+        read_envelope,
+        status_message,
+        text_part,
+        update_status,
+        view_event,
+        with_extensions,
+        working_update,
+    )
+else:
+    from a2a_progress.sdk.v03 import (
+        A2AEvent,
+        AgentExecutor,
+        EventQueue,
+        Message,
+        Part,
+        RequestContext,
+        TaskUpdater,
+        agent_extension,
+        agent_message,
+        annotate_envelope_part,
+        card_extension_uris,
+        envelope_part,
+        get_task,
+        message_text,
+        new_task,
+        part_view,
+        raw_envelope,
+        read_envelope,
+        status_message,
+        text_part,
+        update_status,
+        view_event,
+        with_extensions,
+        working_update,
+    )
+
+__all__ = [
+    "A2AEvent",
+    "AgentExecutor",
+    "EventQueue",
+    "Message",
+    "Part",
+    "RequestContext",
+    "TaskUpdater",
+    "agent_message",
+    "annotate_envelope_part",
+    "card_extension_uris",
+    "agent_extension",
+    "envelope_part",
+    "get_task",
+    "message_text",
+    "new_task",
+    "part_view",
+    "raw_envelope",
+    "read_envelope",
+    "status_message",
+    "text_part",
+    "update_status",
+    "view_event",
+    "with_extensions",
+    "working_update",
+]

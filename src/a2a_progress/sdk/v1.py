@@ -1,0 +1,364 @@
+"""The a2a-sdk 1.x adapter (protobuf types): every 1.x idiom the project needs, in one place.
+
+Reads each event once into the project's views (`a2a_progress.sdk.views`) and builds the
+Parts, tasks and status updates the producer sends. Imported through
+`a2a_progress.sdk.adapter` only when 1.x is the installed line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from a2a.client.client import ClientCallContext
+from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
+from a2a.helpers import new_task as _new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types.a2a_pb2 import (
+    AgentExtension,
+    Artifact,
+    GetTaskRequest,
+    Message,
+    Part,
+    StreamResponse,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+from a2a.types.a2a_pb2 import TaskState as PbTaskState
+from google.protobuf.struct_pb2 import Struct, Value  # type: ignore[import-untyped]
+
+from a2a_progress.carrier import TFRS_KEY, wire_envelope, wire_text
+from a2a_progress.envelope import Envelope, Rejected, decode
+from a2a_progress.sdk.views import (
+    EMPTY_EVENT,
+    ArtifactView,
+    EventKind,
+    EventView,
+    MessageView,
+    PartView,
+    TaskState,
+)
+from a2a_progress.sdk.views import message_text as _view_text
+
+A2AEvent = StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent
+"""Every A2A event a client call yields, wrapped in a ``StreamResponse`` or bare."""
+
+__all__ = [
+    "A2AEvent",
+    "AgentExecutor",
+    "EventQueue",
+    "Message",
+    "Part",
+    "RequestContext",
+    "TaskUpdater",
+    "agent_extension",
+    "agent_message",
+    "annotate_envelope_part",
+    "card_extension_uris",
+    "envelope_part",
+    "get_task",
+    "json_value",
+    "message_text",
+    "new_task",
+    "part_view",
+    "raw_envelope",
+    "read_envelope",
+    "status_message",
+    "text_part",
+    "update_status",
+    "view_event",
+    "with_extensions",
+    "working_update",
+]
+
+# -- building ---------------------------------------------------------------------------------
+
+
+def text_part(text: str) -> Part:
+    """A plain text Part that every a2a-sdk transport delivers intact."""
+    return Part(text=wire_text(text))
+
+
+def envelope_part(envelope_json: str, fallback: str) -> Part:
+    """The one Part of a working update: the text fallback beside the envelope (spec rule 2).
+
+    Raises `a2a_progress.envelope.OversizeEnvelopeError` when escaping line separators
+    took the envelope over the hard limit.
+    """
+    escaped = wire_envelope(envelope_json)
+    part = text_part(fallback)
+    part.metadata[TFRS_KEY] = escaped
+    return part
+
+
+def new_task(context: RequestContext, context_id: str) -> Task:
+    """The request's new task, SUBMITTED, with the user's message in its history."""
+    history = [context.message] if context.message is not None else []
+    return _new_task(
+        context.task_id or "", context_id, _NATIVE[TaskState.SUBMITTED], history=history
+    )
+
+
+def agent_message(updater: TaskUpdater, parts: list[Part]) -> Message:
+    """An agent message of the updater's task."""
+    return updater.new_agent_message(parts)
+
+
+async def update_status(updater: TaskUpdater, state: TaskState, message: Message | None) -> None:
+    """Send a status update (1.x ends the turn on terminal and interrupted states itself)."""
+    await updater.update_status(_NATIVE[state], message=message)
+
+
+_NATIVE: Final[dict[TaskState, PbTaskState]] = {
+    state: PbTaskState.Value(f"TASK_STATE_{state.name}") for state in TaskState
+}
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def json_value(value: Value) -> Any:
+    """A protobuf ``Value`` as plain Python JSON (numbers are floats, as the Struct holds)."""
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "struct_value":
+        return _json_object(value.struct_value)
+    if kind == "list_value":
+        return [json_value(item) for item in value.list_value.values]
+    if kind == "number_value":
+        return value.number_value
+    if kind == "bool_value":
+        return value.bool_value
+    return None
+
+
+def _json_object(struct: Struct) -> dict[str, Any]:
+    return {key: json_value(value) for key, value in struct.fields.items()}
+
+
+def part_view(part: Part) -> PartView:
+    """One Part read once: its text, envelope, data and other metadata."""
+    text = part.text if part.HasField("text") else None
+    envelope = metadata = None
+    if part.HasField("metadata"):
+        fields = part.metadata.fields
+        value = fields.get(TFRS_KEY)
+        if value is None:
+            metadata = _json_object(part.metadata)
+        else:
+            if value.WhichOneof("kind") == "string_value":  # the norm: one string, nothing else
+                envelope = decode(value.string_value)
+            else:
+                # Any other JSON value is a rejected envelope; an unset Value (which the Struct's
+                # own accessor refuses with ValueError) is one too: a peer's bytes never raise.
+                envelope = decode(part.metadata[TFRS_KEY] if value.WhichOneof("kind") else None)
+            if len(fields) > 1:
+                metadata = {k: json_value(v) for k, v in fields.items() if k != TFRS_KEY}
+    data = json_value(part.data) if part.HasField("data") else None
+    view: PartView = _new_view(PartView, (text, envelope, data, metadata, part))
+    return view
+
+
+def _message_view(message: Message) -> MessageView:
+    parts = message.parts
+    view: MessageView = _new_view(
+        MessageView,
+        (
+            message.message_id,
+            message.role,
+            (part_view(parts[0]),)
+            if len(parts) == 1
+            else tuple([part_view(part) for part in parts]),
+            _json_object(message.metadata) if message.HasField("metadata") else None,
+            message,
+        ),
+    )
+    return view
+
+
+def _artifact_view(artifact: Artifact) -> ArtifactView:
+    metadata = _json_object(artifact.metadata) if artifact.HasField("metadata") else None
+    return ArtifactView(
+        artifact.artifact_id,
+        tuple([part_view(part) for part in artifact.parts]),
+        metadata,
+        artifact,
+        artifact.name,
+    )
+
+
+def _time(status: TaskStatus) -> float | None:
+    if not status.HasField("timestamp"):
+        return None
+    stamp = status.timestamp
+    seconds: int = stamp.seconds
+    nanos: int = stamp.nanos
+    return seconds + nanos / 1e9
+
+
+_STATUS_UPDATE: Final = EventKind.STATUS_UPDATE
+# EventView(...) runs a generated Python __new__ that fills defaults; the status update path
+# (almost every event of a stream) builds the tuples directly.
+_new_view: Final = tuple.__new__
+
+
+def view_event(event: A2AEvent) -> EventView:
+    """The `EventView` of any member of the A2A event union, wrapped or bare."""
+    if isinstance(event, StreamResponse):
+        which = event.WhichOneof("payload")
+        if which is None:
+            return EMPTY_EVENT
+        event = getattr(event, which)
+    if isinstance(event, TaskStatusUpdateEvent):  # almost every event of a stream
+        status = event.status
+        view: EventView = _new_view(
+            EventView,
+            (
+                _STATUS_UPDATE,
+                event.task_id,
+                event.context_id,
+                status.state,
+                _message_view(status.message) if status.HasField("message") else None,
+                _time(status),
+                None,
+                False,
+                (),
+                (),
+                _json_object(event.metadata) if event.HasField("metadata") else None,
+                event,
+            ),
+        )
+        return view
+    if isinstance(event, Task):
+        status = event.status
+        return EventView(
+            EventKind.TASK,
+            event.id,
+            event.context_id,
+            status.state,
+            _message_view(status.message) if status.HasField("message") else None,
+            _time(status),
+            history=tuple([_message_view(message) for message in event.history]),
+            artifacts=tuple([_artifact_view(artifact) for artifact in event.artifacts]),
+            metadata=_json_object(event.metadata) if event.HasField("metadata") else None,
+            event=event,
+        )
+    if isinstance(event, TaskArtifactUpdateEvent):
+        return EventView(
+            EventKind.ARTIFACT_UPDATE,
+            event.task_id,
+            event.context_id,
+            artifact=_artifact_view(event.artifact),
+            append=event.append,
+            metadata=_json_object(event.metadata) if event.HasField("metadata") else None,
+            event=event,
+        )
+    message = _message_view(event)
+    return EventView(
+        EventKind.MESSAGE, event.task_id, event.context_id, message=message, event=event
+    )
+
+
+def working_update(event: object) -> tuple[str, str, float | None] | None:
+    """``(task_id, context_id, time)`` of a bare WORKING status update, else None."""
+    if type(event) is TaskStatusUpdateEvent:
+        status = event.status
+        if status.state == _WORKING:
+            return event.task_id, event.context_id, _time(status)
+    return None
+
+
+_WORKING: Final = int(TaskState.WORKING)
+
+
+def message_text(message: Message, delimiter: str = "\n") -> str:
+    """The text of a message's text Parts, joined (what a pre-upgrade caller shows)."""
+    return _view_text(_message_view(message), delimiter)
+
+
+def status_message(event: A2AEvent) -> Message | None:
+    """The SDK message a status event carries, if any (a Message event is its own)."""
+    if isinstance(event, StreamResponse):
+        which = event.WhichOneof("payload")
+        if which is None:
+            return None
+        event = getattr(event, which)
+    if isinstance(event, TaskStatusUpdateEvent | Task):
+        status = event.status
+        return status.message if status.HasField("message") else None
+    return event if isinstance(event, Message) else None
+
+
+def raw_envelope(part: Part) -> object:
+    """The value under ``metadata["tfrs"]`` (any JSON type), or None when absent."""
+    if not part.HasField("metadata") or TFRS_KEY not in part.metadata:
+        return None
+    return part.metadata[TFRS_KEY]
+
+
+def read_envelope(source: Part | A2AEvent) -> Envelope | Rejected | None:
+    """The envelope carried by any of the A2A shapes that can hold one, or None."""
+    if isinstance(source, Part):
+        return part_view(source).envelope
+    message = status_message(source)
+    if message is None:
+        return None
+    for part in message.parts:
+        found = part_view(part).envelope
+        if found is not None:
+            return found
+    return None
+
+
+async def get_task(client: Any, task_id: str, history_length: int | None = None) -> Task:
+    """``client.get_task`` of ``task_id`` (with at most ``history_length`` history messages)."""
+    request = GetTaskRequest(id=task_id)
+    if history_length is not None:
+        request.history_length = history_length
+    task: Task = await client.get_task(request)
+    return task
+
+
+# -- extensions -------------------------------------------------------------------------------
+
+
+def agent_extension(
+    uri: str, description: str, required: bool, params: dict[str, str]
+) -> AgentExtension:
+    """An ``AgentExtension`` for an agent card."""
+    extension = AgentExtension(uri=uri, description=description)
+    extension.required = required
+    extension.params.update(params)
+    return extension
+
+
+def card_extension_uris(card: Any) -> list[str]:
+    """The URIs of the extensions an agent card declares."""
+    return [extension.uri for extension in card.capabilities.extensions]
+
+
+def with_extensions(context: ClientCallContext | None, uris: list[str]) -> ClientCallContext:
+    """A copy of a client call context (or a new one) that asks for the extensions ``uris``."""
+    base = context if context is not None else ClientCallContext()
+    parameters = ServiceParametersFactory.create_from(
+        base.service_parameters, [with_a2a_extensions(uris)]
+    )
+    return base.model_copy(update={"service_parameters": parameters})
+
+
+def annotate_envelope_part(event: object, key: str, value: str) -> bool:
+    """Set ``metadata[key]`` beside the envelope of a status update's first envelope Part (the
+    event goes on changed); False when it has none."""
+    if not isinstance(event, TaskStatusUpdateEvent) or not event.status.HasField("message"):
+        return False
+    # The Struct's map is used directly: `key in struct` and `struct[key] = ...` are
+    # Python-level protobuf helpers, several times the cost (this runs for every tool call).
+    for part in event.status.message.parts:
+        if part.HasField("metadata") and TFRS_KEY in part.metadata.fields:
+            part.metadata.fields[key].string_value = value
+            return True
+    return False
