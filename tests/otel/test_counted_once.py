@@ -85,16 +85,17 @@ async def test_a_callee_seen_by_no_instrumented_caller_counts_alone(
 
 async def test_a_forged_or_broken_announcement_is_no_announcement(telemetry: Telemetry) -> None:
     from a2a_progress.otel.announce import announced
+    from a2a_progress.sdk.adapter import view_event
     from a2a_progress.serving import user_message
 
     message = user_message("x").message
     part = message.parts[0]
     for value in ("", "00-zz", "00-" + "0" * 32 + "-" + "1" * 16 + "-01", "01-" + "a" * 49):
         part.metadata.update({"tfrs": "{}", conv.WIRE_TOOL_SPAN: value})
-        assert announced(message) is None
+        assert announced(view_event(message).message) is None
     part.metadata.update({conv.WIRE_TOOL_SPAN: 7.0})
-    assert announced(message) is None
+    assert announced(view_event(message).message) is None
     part.metadata.update({conv.WIRE_TOOL_SPAN: "00-" + "a" * 32 + "-" + "b" * 16 + "-01"})
-    context = announced(message)
+    context = announced(view_event(message).message)
     assert context is not None
     assert (context.trace_id, context.span_id) == (int("a" * 32, 16), int("b" * 16, 16))

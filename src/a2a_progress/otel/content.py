@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from a2a.types.a2a_pb2 import TaskState
-
 from a2a_progress.otel.safe_text import bounded
+from a2a_progress.sdk.views import TaskState
 
 PART_REASONING: Final = "reasoning"
 PART_TEXT: Final = "text"
@@ -25,12 +24,12 @@ _ROLE: Final = "assistant"
 
 # finish_reason by terminal state (the schema's own values where one fits).
 _FINISH_REASONS: Final[dict[int, str]] = {
-    TaskState.TASK_STATE_COMPLETED: "stop",
-    TaskState.TASK_STATE_FAILED: "error",
-    TaskState.TASK_STATE_REJECTED: "error",
-    TaskState.TASK_STATE_CANCELED: "cancelled",
-    TaskState.TASK_STATE_INPUT_REQUIRED: "input_required",
-    TaskState.TASK_STATE_AUTH_REQUIRED: "auth_required",
+    TaskState.COMPLETED: "stop",
+    TaskState.FAILED: "error",
+    TaskState.REJECTED: "error",
+    TaskState.CANCELED: "cancelled",
+    TaskState.INPUT_REQUIRED: "input_required",
+    TaskState.AUTH_REQUIRED: "auth_required",
 }
 
 
