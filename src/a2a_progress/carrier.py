@@ -13,7 +13,7 @@ from typing import Final
 from a2a_progress.envelope import HARD_LIMIT_BYTES, OversizeEnvelopeError, utf8_size
 
 TFRS_KEY: Final = "tfrs"
-"""The fixed metadata key that carries the envelope (spec E1)."""
+"""The fixed metadata key that carries the envelope."""
 
 # a2a-sdk 1.3's SSE client splits lines like str.splitlines(), so also at U+0085, U+2028 and
 # U+2029, which JSON leaves unescaped: one of them anywhere in a Part cuts the event in two and

@@ -417,7 +417,7 @@ class ProgressAssembler:
         """
         parts = message.parts
         if len(parts) == 1:
-            # The norm (spec rule 2): one Part, the fallback beside the envelope.
+            # The norm: one Part, the fallback beside the envelope.
             part = parts[0]
             found = part.envelope if handed is None else handed
             # An envelope's fallback goes only into its update, which is not made for

@@ -83,7 +83,7 @@ def text_part(text: str) -> Part:
 
 
 def envelope_part(envelope_json: str, fallback: str) -> Part:
-    """The one Part of a working update: the text fallback beside the envelope (spec rule 2).
+    """The one Part of a working update: the text fallback beside the envelope.
 
     Raises `a2a_progress.envelope.OversizeEnvelopeError` when escaping line separators
     took the envelope over the hard limit.

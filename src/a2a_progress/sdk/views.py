@@ -132,7 +132,8 @@ def message_text(message: MessageView, delimiter: str = "\n") -> str:
 
 
 def message_envelope(message: MessageView) -> Envelope | Rejected | None:
-    """The envelope of a message: its first Part that carries one, else None (spec rule 1)."""
+    """The envelope of a message: its first Part that carries one (at most one counts), else
+    None."""
     for part in message.parts:
         if part.envelope is not None:
             return part.envelope
