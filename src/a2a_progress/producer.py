@@ -319,7 +319,7 @@ class ProgressEmitter:
         2 tool_call running {'tool': 'ci_status', 'tool_call_id': 'call-1'}
         3 tool_call done {'tool': 'ci_status', 'tool_call_id': 'call-1'}
         4 text running {'text': 'CI is red'}
-        >>> queue.events[-1].status.state == TaskState.TASK_STATE_COMPLETED
+        >>> queue.events[-1].status.state == TaskState.COMPLETED
         True
     """
 

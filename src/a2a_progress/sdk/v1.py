@@ -87,6 +87,12 @@ def envelope_part(envelope_json: str, fallback: str) -> Part:
 
     Raises `a2a_progress.envelope.OversizeEnvelopeError` when escaping line separators
     took the envelope over the hard limit.
+
+    Examples:
+        >>> from a2a_progress.envelope import Envelope, Kind, encode
+        >>> part = envelope_part(encode(Envelope(Kind.TEXT, 1, {"text": "CI is red"})), "CI is red")
+        >>> part.text, TFRS_KEY in part.metadata
+        ('CI is red', True)
     """
     escaped = wire_envelope(envelope_json)
     part = text_part(fallback)
@@ -276,7 +282,12 @@ _WORKING: Final = int(TaskState.WORKING)
 
 
 def message_text(message: Message, delimiter: str = "\n") -> str:
-    """The text of a message's text Parts, joined (what a pre-upgrade caller shows)."""
+    """The text of a message's text Parts, joined (what a pre-upgrade caller shows).
+
+    Examples:
+        >>> message_text(Message(parts=[Part(text="CI is red"), Part(text="2 failing tests")]))
+        'CI is red\\n2 failing tests'
+    """
     return _view_text(_message_view(message), delimiter)
 
 
@@ -301,7 +312,14 @@ def raw_envelope(part: Part) -> object:
 
 
 def read_envelope(source: Part | A2AEvent) -> Envelope | Rejected | None:
-    """The envelope carried by any of the A2A shapes that can hold one, or None."""
+    """The envelope carried by any of the A2A shapes that can hold one, or None.
+
+    Examples:
+        >>> from a2a_progress.envelope import Envelope, Kind, encode
+        >>> part = envelope_part(encode(Envelope(Kind.TEXT, 3, {"text": "CI is red"})), "CI is red")
+        >>> read_envelope(part).seq, read_envelope(Part(text="plain text")) is None
+        (3, True)
+    """
     if isinstance(source, Part):
         return part_view(source).envelope
     message = status_message(source)

@@ -20,7 +20,12 @@ from a2a_progress.envelope import Envelope, Rejected
 
 
 class TaskState(IntEnum):
-    """A task's state, with the numbers of A2A 1.0's ``TaskState`` (what the 1.x SDK sends)."""
+    """A task's state, with the numbers of A2A 1.0's ``TaskState`` (what the 1.x SDK sends).
+
+    Examples:
+        >>> TaskState.COMPLETED == 3, state_name(TaskState.INPUT_REQUIRED)
+        (True, 'TASK_STATE_INPUT_REQUIRED')
+    """
 
     UNSPECIFIED = 0
     SUBMITTED = 1
