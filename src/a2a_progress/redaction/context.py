@@ -52,7 +52,7 @@ _SHAPES: Final[tuple[tuple[str, str], ...]] = (
         "blank",
         rf"(?<![\w.$-]){_NAME}[\"']?"
         r"(?:[ \t]*[|│][ \t]*|\t[ \t]*|[ \t]+(?i:(?:is|was|of)[ \t]+)?)"
-        rf"(?:{_quoted('blank')}|{NOT_A_SECRET}(?![=:])(?P<blank_uval>[^\s\"'`|│]{{1,256}}+))",
+        rf"(?:{_quoted('blank')}|{NOT_A_SECRET}(?![=:-])(?P<blank_uval>[^\s\"'`|│]{{1,256}}+))",
     ),
     (
         "sql",
@@ -114,9 +114,14 @@ REGEX: Final = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in
 _VALUE_GROUPS: Final = tuple(
     group for group in REGEX.groupindex if group.endswith(("_val", "_uval"))
 )
-# Every shape holds one of these (lower case): a text without any is not scanned.
-_TRIGGERS: Final = ("pass", "pw", "secret", "token", "key", "auth", "credential", "identified",
-                    "-p", "/", "session", "sess")  # fmt: skip
+# Every shape holds one of these (lower case): a text without any is not scanned (prose with
+# "passed" or "keys" in it costs a few substring searches, not the regex).
+_TRIGGERS: Final = (
+    "password", "passwd", "passphrase", "pwd", "secret", "token", "credential", "api_key",
+    "apikey", "api-key", "identified", "pass ", "pass=", "pass'", 'pass"', "_pass", "-pass",
+    "pass(", "storepass", "keypass", "securestring", "auth", "-p", "/", "_key", "-key", "key\"",
+    "key'", "sessid", "sessionid",
+)  # fmt: skip
 
 
 def _value_span(match: re.Match[str]) -> tuple[str, int, int] | None:
