@@ -1,6 +1,6 @@
 """Rules a security team already has: a gitleaks configuration file as extra redaction rules.
 
-:meth:`Redactor.from_gitleaks <a2a_progress.redaction.Redactor.from_gitleaks>` reads a gitleaks
+`Redactor.from_gitleaks <a2a_progress.redaction.Redactor.from_gitleaks>` reads a gitleaks
 TOML file (Python's ``tomllib``) and masks, after the built-in passes, what its rules find:
 
 - ``[[rules]]``: ``id``, ``regex``, ``secretGroup`` (the group that is the secret; 0 or absent:
@@ -14,7 +14,7 @@ TOML file (Python's ``tomllib``) and masks, after the built-in passes, what its 
 
 Gitleaks' regexes are Go RE2; Python's ``re`` reads nearly all of them (``\\z`` is translated).
 A rule that it cannot compile, or a file that is not a gitleaks configuration, raises
-:class:`RulesError` naming the file and the rule, when the redactor is made (at startup), never
+`RulesError` naming the file and the rule, when the redactor is made (at startup), never
 while it redacts. Paths, ``[extend]`` and per-commit options have no meaning here and are ignored.
 Every rule is the team's own: its cost on hostile text is that of its regex.
 """
@@ -94,7 +94,7 @@ class Rules:
 
     @classmethod
     def load(cls, path: str | Path) -> Rules:
-        """The rules of the gitleaks TOML file at ``path``; :class:`RulesError` if unusable."""
+        """The rules of the gitleaks TOML file at ``path``; `RulesError` if unusable."""
         try:
             with Path(path).open("rb") as file:
                 data = tomllib.load(file)

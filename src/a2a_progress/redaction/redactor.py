@@ -1,38 +1,10 @@
-"""Credential masking for anything that may be logged: envelope text and telemetry content.
+"""The `Redactor`: every pass of the package, in order, over one text.
 
-The protocol treats envelopes as "may be logged". The producer passes every text field and
-the fallback text through a `Redactor` before encoding, and the OpenTelemetry bridge does
-the same before content reaches a span. All patterns are compiled into one alternation, so a text
-is scanned once however many patterns there are.
-
-What is masked is the whole *value* of a credential, however it is written: an HTTP header
-(``Authorization``, ``Cookie``, ``X-…-Key``), a ``key=value`` / ``key: value`` / JSON / YAML /
-``.env`` pair or a CLI flag whose name says "secret" (a scheme word such as ``Bearer`` before the
-value, quotes and ``;``-separated connection strings included), URL user info and token-bearing
-query parameters, webhook URLs, PEM private keys, JWTs, and vendor tokens recognisable by shape.
-Command lines whose password flag is short and the tool's own (``redis-cli -a``, ``sshpass -p``,
-``docker login -p``, ``mysql -pPASS``, ``ldapsearch -w``, ``ssh-keygen -N``, ``htpasswd -b``,
-``openssl -passout pass:``, ``vault login``, ``npm config set …:_authToken``, httpie's ``-a``)
-are known by their command, since ``-p`` alone is a port to ssh; so are positional passwords
-(``net use \\\\srv\\share PASSWORD``, ``wpa_passphrase SSID PASSPHRASE``, ``nmcli … password
-PW`` / ``wifi-sec.psk PW``), Wi-Fi keys (``psk="…"``, ``wpa_psk=``), ``.pgpass`` lines,
-``requirepass`` / ``bindpw`` config lines, and cookies outside a ``Cookie`` header (a session
-cookie by name — ``sid``, ``connect.sid``, ``JSESSIONID``, ``PHPSESSID``, ``_app_session`` — or
-any pair followed by cookie attributes such as ``; Path=/``). Names, separators and quotes are
-kept, so the text still reads.
-
-The rule for what is *not* a secret: a value that is clearly a placeholder or a code reference.
-A placeholder is a literal (``None``, ``null``, ``true``), a mask (``********``, ``xxxx``), a
-variable or template (``$TOKEN``, ``${TOKEN}``, ``$(cmd)``, ``%TOKEN%``, ``{token}``,
-``{{ .Values.token }}``, ``%s``), a bracketed name (``<token>``), ``YOUR_…`` / ``your-…``, or a
-vendor prefix with an ellipsis (``sk-...``), also after a scheme word (``Bearer <token>``). A
-code reference, written unquoted, calls or indexes (``getpass()``, ``os.environ["X"]``) or is a
-dotted chain of word-like parts (``settings.API_KEY``, ``self.password``); a token's random mix
-of letters and digits is not word-like. A backtick ends a value (Markdown inline code). Quoted,
-``"settings.API_KEY"`` is a string, so it is masked.
-
-Every pattern is linear: no unbounded quantifier is followed by something that can fail, and
-lookarounds are bounded, so hostile text costs time proportional to its length.
+The package's docstring (`a2a_progress.redaction`) is the decision procedure; this module runs
+it. The vendor-shape and label patterns are compiled into one alternation, so a text is scanned
+once for them however many there are, and a literal pre-scan (`prescan.py`) skips that scan for
+text that cannot hold any; the context, decoding and randomness passes have cheap gates of their
+own (a credential word, an escape sign, a word of 20 characters or more).
 """
 
 from __future__ import annotations
