@@ -152,32 +152,14 @@ class ToolCall:
     ``async with`` ends it ``done`` on normal exit and ``aborted`` on an exception or
     cancellation; the exception still propagates. To report a tool that failed and go on with
     the turn, end it yourself with `aborted` (its reason is redacted, and becomes the tool
-    span's status); `done` ends it well.
+    span's status); `done` ends it well. `ProgressEmitter`'s example runs both.
 
     Examples:
-        >>> import asyncio
-        >>> from a2a.server.events import EventQueue
         >>> from a2a.server.tasks import TaskUpdater
-        >>> class Recorder(EventQueue):  # keeps what is enqueued (a2a-sdk's queue in an agent)
-        ...     def __init__(self) -> None:
-        ...         self.events = []
-        ...     async def enqueue_event(self, event) -> None:
-        ...         self.events.append(event)
-        >>> async def turn(queue):
-        ...     async with ProgressEmitter(TaskUpdater(queue, "task-1", "ctx-1")) as progress:
-        ...         call = await progress.tool_call("dashboard", tool_call_id="call-2")
-        ...         try:
-        ...             raise TimeoutError("the dashboard timed out")
-        ...         except TimeoutError as error:
-        ...             await call.aborted(str(error))  # report it, and go on
-        ...         await progress.complete("Done without the dashboard.")
-        >>> queue = Recorder()
-        >>> asyncio.run(turn(queue))
-        >>> for event in queue.events:
-        ...     print(event.status.message.parts[0].text)
-        Calling tool dashboard
-        Tool dashboard aborted: the dashboard timed out
-        Done without the dashboard.
+        >>> progress = ProgressEmitter(TaskUpdater(None, "task-1", "ctx-1"))  # the task's updater
+        >>> call = progress.tool_call("search", tool_call_id="call-1")
+        >>> call.tool, call.stream_key, call.is_open  # running once awaited or entered
+        ('search', 'call-1', False)
     """
 
     __slots__ = ("_emitter", "state", "stream_key", "tool", "tool_call_id")
@@ -308,17 +290,22 @@ class ProgressEmitter:
         ...         await progress.thinking("Check CI first.")
         ...         async with progress.tool_call("ci_status", tool_call_id="call-1"):
         ...             pass  # the tool runs here: running, then done
-        ...         await progress.text("CI is red")
+        ...         call = await progress.tool_call("dashboard", tool_call_id="call-2")
+        ...         try:
+        ...             raise TimeoutError("the dashboard timed out")
+        ...         except TimeoutError as error:
+        ...             await call.aborted(str(error))  # report the failed tool, and go on
         ...         await progress.complete("The deploy is blocked: CI is red.")
         >>> queue = Recorder()
         >>> asyncio.run(turn(queue))
-        >>> for event in queue.events[:4]:
-        ...     envelope = read_envelope(event)
-        ...     print(envelope.seq, envelope.kind.value, envelope.status.value, envelope.payload)
-        1 thinking running {'text': 'Check CI first.'}
-        2 tool_call running {'tool': 'ci_status', 'tool_call_id': 'call-1'}
-        3 tool_call done {'tool': 'ci_status', 'tool_call_id': 'call-1'}
-        4 text running {'text': 'CI is red'}
+        >>> for event in queue.events[:5]:
+        ...     envelope, fallback = read_envelope(event), event.status.message.parts[0].text
+        ...     print(envelope.seq, envelope.kind.value, envelope.status.value, fallback)
+        1 thinking running Check CI first.
+        2 tool_call running Calling tool ci_status
+        3 tool_call done Tool ci_status finished
+        4 tool_call running Calling tool dashboard
+        5 tool_call aborted Tool dashboard aborted: the dashboard timed out
         >>> queue.events[-1].status.state == TaskState.COMPLETED
         True
     """

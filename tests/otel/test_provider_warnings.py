@@ -13,23 +13,13 @@ import subprocess
 import sys
 from typing import Final
 
-from support.processes import BIN, PROCESS_TIMEOUT, TESTS, python_path, without_otel
+from support.processes import BIN, finished, python_path, without_otel
 
 WARNING: Final = "a2a-progress: no tracer provider and no meter provider are set"
 
 
 def run(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        command,
-        env=without_otel(PYTHONPATH=python_path(), **env),
-        capture_output=True,
-        text=True,
-        cwd=TESTS,
-        timeout=PROCESS_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done
+    return finished(command, without_otel(PYTHONPATH=python_path(), **env))
 
 
 def test_instrument_with_no_provider_warns_once_naming_the_fix() -> None:

@@ -259,6 +259,11 @@ def agent_process(command: list[str], env: Mapping[str, str], log: Path) -> Iter
 
 def run_to_end(command: list[str], env: Mapping[str, str]) -> str:
     """Run ``command`` to its exit, which must be 0; what it printed."""
+    return finished(command, env).stdout
+
+
+def finished(command: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` (in ``tests``) to its exit, which must be 0; what it wrote, both pipes."""
     done = subprocess.run(
         command,
         env=dict(env),
@@ -269,7 +274,7 @@ def run_to_end(command: list[str], env: Mapping[str, str]) -> str:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout
+    return done
 
 
 def stop(process: subprocess.Popen[str], timeout: float = PROCESS_TIMEOUT) -> None:

@@ -106,34 +106,22 @@ class ProgressAssembler:
     the latest event fed: its task id, context id and state, read from the wire once.
 
     Examples:
-        Feed it events as they arrive (`follow` does this for a client call):
+        Feed it every event of a call as it arrives (`follow` does that for a client call),
+        or a task snapshot: a finished task's history is replayed.
 
-        >>> from a2a.types import Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent
-        >>> from a2a_progress import Envelope, Kind, Status, encode, envelope_part
-        >>> def update(state, seq=None, kind=Kind.TEXT, payload=None, status=Status.RUNNING):
-        ...     parts = []  # a WORKING update carries an envelope; a final one, its reply
-        ...     if seq is not None:
-        ...         envelope = Envelope(kind, seq, payload, status, stream_key="call-1")
-        ...         parts = [envelope_part(encode(envelope), "fallback text")]
-        ...     message = Message(message_id=f"m{seq}", role=Role.ROLE_AGENT, parts=parts)
-        ...     return TaskStatusUpdateEvent(
-        ...         task_id="task-1", context_id="ctx-1",
-        ...         status=TaskStatus(state=state, message=message))
-        >>> WORKING, COMPLETED = TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED
-        >>> search = {"tool": "search", "tool_call_id": "call-1"}
-        >>> assembler = ProgressAssembler()
-        >>> for event in [
-        ...     update(WORKING, 1, Kind.TOOL_CALL, search),
-        ...     update(WORKING, 1, Kind.TOOL_CALL, search),  # a duplicate: consumed once
-        ...     update(WORKING, 2, Kind.TOOL_CALL, search, Status.DONE),
-        ...     update(COMPLETED),
-        ... ]:
-        ...     for item in assembler.feed(event):
-        ...         call = getattr(item, "call", None)
-        ...         print(type(item).__name__, call and (call.tool, call.status.value))
-        ProgressUpdate ('search', 'running')
-        ProgressUpdate ('search', 'done')
-        TurnOutcome None
+        >>> from a2a.types import Message, Role, Task, TaskState, TaskStatus
+        >>> from a2a_progress import Envelope, Kind, encode, envelope_part
+        >>> def said(seq, text):  # a working update's message: the envelope beside its fallback
+        ...     part = envelope_part(encode(Envelope(Kind.TEXT, seq, {"text": text})), text)
+        ...     return Message(message_id=f"m{seq}", role=Role.ROLE_AGENT, parts=[part])
+        >>> history = [said(1, "Checking CI"), said(2, "CI is red")]
+        >>> done = TaskStatus(state=TaskState.TASK_STATE_COMPLETED)
+        >>> task = Task(id="task-1", context_id="ctx-1", history=history, status=done)
+        >>> *progress, outcome = ProgressAssembler().feed(task)
+        >>> [update.envelope.payload["text"] for update in progress]
+        ['Checking CI', 'CI is red']
+        >>> outcome.state_label, outcome.replayed
+        ('completed', True)
     """
 
     def __init__(
