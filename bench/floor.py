@@ -50,17 +50,20 @@ def _tool_attributes(
 ) -> dict[str, Any]:
     call = call_id(task_id, index)
     # The callee's span is the execution; the caller's mirrors it (the callee announced it).
+    tool = TOOLS[index % len(TOOLS)]
     counted = (
-        {conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL}
+        {
+            conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
+            conv.GEN_AI_TOOL_NAME: tool,
+            conv.GEN_AI_TOOL_CALL_ID: call,
+        }
         if observer == conv.OBSERVER_CALLEE
-        else {conv.MIRROR: True}
+        else {conv.MIRROR: True, conv.MIRROR_TOOL_NAME: tool, conv.MIRROR_TOOL_CALL_ID: call}
     )
     return {
         **counted,
-        conv.GEN_AI_TOOL_NAME: TOOLS[index % len(TOOLS)],
         conv.OBSERVER: observer,
         conv.SEQ_FIRST: seq,
-        conv.GEN_AI_TOOL_CALL_ID: call,
         conv.STREAM_KEY: call,
         conv.A2A_TASK_ID: task_id,
         conv.GEN_AI_CONVERSATION_ID: context_id,
@@ -119,7 +122,7 @@ class _Side:
         elif step == 1:
             attributes = _tool_attributes(index, self.observer, seq, self.task_id, self.context_id)
             self.tool = self.tracer.start_span(
-                f"{conv.TOOL_SPAN_PREFIX} {attributes[conv.GEN_AI_TOOL_NAME]}",
+                f"{conv.TOOL_SPAN_PREFIX} {TOOLS[index % len(TOOLS)]}",
                 context=self.turn_context,
                 kind=SpanKind.INTERNAL,
                 attributes=attributes,

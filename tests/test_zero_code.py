@@ -23,6 +23,7 @@ from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support import agents, processes
 from support.otlp import assert_turn_trace, bridge_spans, has_turn_trace
 from support.processes import AgentProcess, agent_process, instrumented, run_to_end
+from support.spans import tool_name
 
 CALLER: Final = "zero-code-caller"
 CALLEE: Final = "zero-code-callee"
@@ -127,7 +128,7 @@ def test_spans_open_at_exit_end_with_shutdown(receiver: OtlpReceiver, callee: Ag
     assert agents.summary(events) == agents.EXPECTED_ENVELOPES[:5]
     turn = caller_turn(receiver, f"{CALLER}-exit")
     tools = {
-        span.attributes["gen_ai.tool.name"]: span
+        tool_name(span.attributes): span
         for span in bridge_spans(of_trace(receiver.spans(), turn.trace_id))
         if span.service_name == f"{CALLER}-exit" and span.parent_span_id == turn.span_id
     }

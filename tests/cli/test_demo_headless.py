@@ -20,6 +20,7 @@ from a2a_progress.cli.demo.consult import OWN_SPAN
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.otlp import json_spans
+from support.spans import tool_name
 
 TOOLS = ["get_deploy_status", "search_logs", "query_metrics", "run_smoke_tests", "diff_config"]
 AUDITOR_TOOLS = ["read_commit", "search_commits"]
@@ -102,10 +103,10 @@ def test_demo_shows_the_turn_and_traces_every_agent(
             for span in tool_spans
             if span["service"] == service and span["attrs"][conv.OBSERVER] == observer
         ]
-        assert sorted(span["attrs"][conv.GEN_AI_TOOL_NAME] for span in mine) == sorted(TOOLS)
+        assert sorted(tool_name(span["attrs"]) for span in mine) == sorted(TOOLS)
         assert {span["attrs"][conv.OBSERVER] for span in mine} == {observer}
         failed = {
-            span["attrs"][conv.GEN_AI_TOOL_NAME]
+            tool_name(span["attrs"])
             for span in mine
             if span.get("status", {}).get("code") == STATUS_ERROR
         }

@@ -33,6 +33,7 @@ from a2a_progress.otel.config import (
     ENV_SIDES,
     NAME_MAX_LENGTH,
 )
+from support.spans import tool_call_id, tool_name
 
 MARKER = "...truncated"
 SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
@@ -149,8 +150,12 @@ async def test_nothing_over_64_kib_reaches_telemetry(telemetry: Telemetry) -> No
         assert degraded[conv.CONTENT_TRUNCATED] is True
         tool = telemetry.tool_span(observer)
         assert size(tool.name) <= len("execute_tool ") + NAME_MAX_LENGTH
-        for key in (conv.GEN_AI_TOOL_NAME, conv.STREAM_KEY, conv.GEN_AI_TOOL_CALL_ID):
-            assert size(attrs(tool)[key]) <= NAME_MAX_LENGTH
+        for value in (
+            tool_name(attrs(tool)),
+            attrs(tool)[conv.STREAM_KEY],
+            tool_call_id(attrs(tool)),
+        ):
+            assert size(value) <= NAME_MAX_LENGTH
         assert size(tool.status.description or "") <= NAME_MAX_LENGTH
     texts = all_telemetry_text(telemetry)
     assert any(t.startswith("eee") for t in texts)  # the exception messages are there, cut

@@ -8,6 +8,7 @@ from opentelemetry.trace import StatusCode
 from otel_support import Step, Telemetry, attrs, call, complete, env, events, raw, serving, status
 
 from a2a_progress.otel import conventions as conv
+from support.spans import tool_call_id
 
 SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
 
@@ -146,9 +147,10 @@ async def test_the_call_id_is_the_key_when_there_is_no_stream_key(telemetry: Tel
             ("execute_tool a", 1, 3, "done", StatusCode.UNSET),
             ("execute_tool b", 2, 4, "done", StatusCode.UNSET),
         ]
-        assert [
-            attrs(span)[conv.GEN_AI_TOOL_CALL_ID] for span in telemetry.tool_spans(observer)
-        ] == ["id-a", "id-b"]
+        assert [tool_call_id(attrs(span)) for span in telemetry.tool_spans(observer)] == [
+            "id-a",
+            "id-b",
+        ]
         assert all(conv.STREAM_KEY not in attrs(span) for span in telemetry.tool_spans(observer))
 
 

@@ -22,6 +22,7 @@ from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 from a2a_progress.sdk.adapter import envelope_part
+from support.spans import tool_call_id, tool_name
 
 SECRET_KEY = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
 SECRET_TOOL = "AKIAIOSFODNN7EXAMPLE"
@@ -89,7 +90,7 @@ def test_names_are_the_same_every_turn_and_credentials_stay_masked() -> None:
     for observer in (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE):
         bridge, turns = _run(observer)
         first = turns[0]
-        assert [span[conv.GEN_AI_TOOL_NAME] for span in first] == ["search", "read", MASK]
+        assert [tool_name(span) for span in first] == ["search", "read", MASK]
         assert [span[conv.STREAM_KEY] for span in first][:2] == ["call-0", MASK]
         assert first[2][conv.STREAM_KEY].endswith("...truncated")
         assert len(first[2][conv.STREAM_KEY]) <= 256
@@ -138,4 +139,4 @@ async def test_the_callee_names_its_own_emitters_keys_as_a_scan_would(
     for observer in (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE):
         spans = telemetry.tool_spans(observer)
         assert [attrs(span)[conv.STREAM_KEY] for span in spans] == expected
-        assert [attrs(span)[conv.GEN_AI_TOOL_CALL_ID] for span in spans] == expected
+        assert [tool_call_id(attrs(span)) for span in spans] == expected

@@ -109,6 +109,6 @@ def malformed(host: bytes, path: bytes = b"/") -> dict[str, bytes]:
         "huge-length": post + head + b"Content-Length: 99999999999999\r\n\r\n",
         "short-body": post
         + head
-        + b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\":",
+        + b'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
         "latin1-header": post + head + b"X-A: \xff\x9b31m\r\nContent-Length: 0\r\n\r\n",
     }

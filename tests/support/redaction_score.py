@@ -51,9 +51,7 @@ class Score:
         )
 
 
-def score(
-    redact: Callable[[str], str], cases: Sequence[Case], lookalikes: Iterable[str]
-) -> Score:
+def score(redact: Callable[[str], str], cases: Sequence[Case], lookalikes: Iterable[str]) -> Score:
     """``redact`` over ``cases`` and ``lookalikes``."""
     plain = list(lookalikes)
     leaked = [case.id for case in cases if leaks(redact(case.text), case.secret)]

@@ -13,7 +13,8 @@ caller side only, every span it ends kept in an exporter.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
@@ -21,6 +22,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from a2a_progress.otel import A2AProgressInstrumentor
+from a2a_progress.otel import conventions as conv
 
 
 class SpanLedger(SpanProcessor):
@@ -73,3 +75,18 @@ def caller_spans() -> Iterator[InMemorySpanExporter]:
     finally:
         instrumentor.uninstrument()
         provider.shutdown()
+
+
+COUNTED_BY = ("gen_ai.operation.name", "gen_ai.tool.")
+"""Attribute names GenAI backends count tool executions by: a mirror carries none of them."""
+
+
+def tool_name(attributes: Mapping[str, Any]) -> Any:
+    """A tool span's tool: ``gen_ai.tool.name`` on the span that counts, or the caller's mirror's
+    own attribute (a mirror carries no ``gen_ai.*``)."""
+    return attributes.get(conv.GEN_AI_TOOL_NAME, attributes.get(conv.MIRROR_TOOL_NAME))
+
+
+def tool_call_id(attributes: Mapping[str, Any]) -> Any:
+    """A tool span's call id, on the span that counts or on the caller's mirror."""
+    return attributes.get(conv.GEN_AI_TOOL_CALL_ID, attributes.get(conv.MIRROR_TOOL_CALL_ID))

@@ -72,9 +72,7 @@ def post(
     """POST ``body`` over a real HTTP connection; the status and body of the answer."""
     connection = http.client.HTTPConnection(*address, timeout=60)
     try:
-        connection.request(
-            "POST", path, body, {"Content-Type": content_type, **(headers or {})}
-        )
+        connection.request("POST", path, body, {"Content-Type": content_type, **(headers or {})})
         response = connection.getresponse()
         return response.status, response.read()
     finally:

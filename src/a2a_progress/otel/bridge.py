@@ -492,14 +492,16 @@ class TurnTelemetry:
         attributes: dict[str, Any] = {}
         if counted:
             attributes[conv.GEN_AI_OPERATION_NAME] = conv.OPERATION_EXECUTE_TOOL
+            attributes[conv.GEN_AI_TOOL_NAME] = tool
         else:
             attributes[conv.MIRROR] = True
-        attributes[conv.GEN_AI_TOOL_NAME] = tool
+            attributes[conv.MIRROR_TOOL_NAME] = tool
         attributes[conv.OBSERVER] = self._observer
         if _int64(call.first_seq):
             attributes[conv.SEQ_FIRST] = call.first_seq
         if call.tool_call_id:
-            attributes[conv.GEN_AI_TOOL_CALL_ID] = self._name(call.tool_call_id)
+            call_id = self._name(call.tool_call_id)
+            attributes[conv.GEN_AI_TOOL_CALL_ID if counted else conv.MIRROR_TOOL_CALL_ID] = call_id
         if call.stream_key is not None:
             attributes[conv.STREAM_KEY] = self._name(call.stream_key)
         if call.dialect is not None:

@@ -58,6 +58,10 @@ PENDING: Final = "a2a.progress.pending"
 # The caller's mirror of a tool call the callee traces itself: no gen_ai.operation.name, a link
 # to the callee's span, and MIRROR = true (see docs/reference/conventions.md, "counted once").
 MIRROR: Final = "a2a.progress.mirror"
+# A mirror carries no gen_ai.operation.name and no gen_ai.tool.* (backends such as Phoenix count
+# any span with gen_ai.tool.name as a tool execution): its tool and call id under these instead.
+MIRROR_TOOL_NAME: Final = "a2a.progress.tool.name"
+MIRROR_TOOL_CALL_ID: Final = "a2a.progress.tool.call.id"
 # Where a callee announces a tool span's context to the caller: a key of the update's Part
 # metadata beside the envelope ("tfrs"), valued a W3C traceparent. The envelope is unchanged.
 WIRE_TOOL_SPAN: Final = "tfrs.span"
