@@ -17,6 +17,14 @@ LOWEST_TESTS := tests/test_envelope_codec.py tests/test_producer.py tests/consum
 # never "stuck" as this case requires; the turns completing, the point, is checked by the others.
 LOWEST_DESELECT := --deselect 'tests/otel/test_dead_collector.py::test_turns_complete_while_exports_are_stuck[http/protobuf-refused]'
 
+# a2a-progress on the a2a-sdk 0.3 line (what CrewAI, Strands, Agno and BeeAI pin): the seam's
+# 0.3 adapter, the README's callee on 0.3's own server, follow(), the instrumentor on both sides,
+# multi-turn tasks. 0.3.26 is both the lowest and the newest 0.3 release the code supports.
+SDK03_VENV := .venv-sdk03
+SDK03_STAMP := $(SDK03_VENV)/.installed
+SDK03_REQUIREMENT := a2a-sdk[http-server,grpc]==0.3.26
+SDK03_TESTS := tests/sdk03 tests/test_sdk_seam.py tests/test_envelope_properties.py
+
 # a2a-progress installed beside google-adk's A2A extra (which caps OpenTelemetry at 1.44);
 # its real-ADK tests (marker `adk`) run only here.
 ADK_VENV := .venv-adk
@@ -27,7 +35,7 @@ ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 DEMO_VENV := .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed
 
-.PHONY: venv system-deps test lint typecheck unit ir-guard docs package test-lowest test-adk demo bench fuzz clean
+.PHONY: test-sdk03 venv system-deps test lint typecheck unit ir-guard docs package test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +100,18 @@ $(ADK_STAMP): pyproject.toml
 	$(ADK_VENV)/bin/python -m pip install $(PIP_FLAGS) -e '.[dev]' '$(ADK_REQUIREMENT)'
 	touch $(ADK_STAMP)
 
+$(SDK03_STAMP): pyproject.toml
+	rm -rf $(SDK03_VENV)
+	$(PYTHON) -m venv $(SDK03_VENV)
+	$(SDK03_VENV)/bin/python -m pip install $(PIP_FLAGS) -e . '$(SDK03_REQUIREMENT)' \
+		'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' 'hypothesis>=6.100,<7'
+	touch $(SDK03_STAMP)
+
+test-sdk03: $(SDK03_STAMP)
+	$(SDK03_VENV)/bin/python -m pip check
+	$(SDK03_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(a2a-sdk|opentelemetry-sdk)='
+	$(SDK03_VENV)/bin/pytest -p no:cacheprovider $(SDK03_TESTS)
+
 test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip check
 	$(ADK_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(google-adk|a2a-sdk|opentelemetry-(api|sdk))='
@@ -104,7 +124,7 @@ package: $(STAMP)
 	$(BIN)/python -m build --outdir build/dist . >/dev/null
 	$(BIN)/twine check --strict build/dist/*
 
-test: system-deps lint typecheck docs package unit ir-guard test-lowest test-adk
+test: system-deps lint typecheck docs package unit ir-guard test-lowest test-adk test-sdk03
 
 $(DEMO_STAMP): pyproject.toml
 	rm -rf $(DEMO_VENV)
@@ -124,4 +144,4 @@ fuzz: $(STAMP)
 	$(BIN)/python fuzz/fuzz_decode.py -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus
 
 clean:
-	rm -rf $(VENV) $(LOWEST_VENV) $(ADK_VENV) $(DEMO_VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LOWEST_VENV) $(ADK_VENV) $(SDK03_VENV) $(DEMO_VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -35,7 +35,9 @@ from a2a_progress.sdk.hooks import (
     CLIENT_STREAM_CALLS,
     CLIENT_TASK_CALLS,
     card_interfaces,
+    instrument_transports,
     sent_message,
+    uninstrument_transports,
     with_headers,
 )
 
@@ -220,9 +222,11 @@ def instrument(bridge: Bridge) -> None:
         wrapt.wrap_function_wrapper(CLIENT_CLASS, name, _traced_call(bridge, names[what]))
     for name in CLIENT_TASK_CALLS:
         wrapt.wrap_function_wrapper(CLIENT_CLASS, name, _propagating)
+    instrument_transports()
 
 
 def uninstrument() -> None:
     """Remove the patches."""
     for name in (*CLIENT_STREAM_CALLS, *CLIENT_TASK_CALLS):
         unwrap(CLIENT_CLASS, name)
+    uninstrument_transports()

@@ -1,5 +1,5 @@
 """The libraries this instrumentation instruments (read by ``opentelemetry-instrument``)."""
 
-_instruments = ("a2a-sdk >= 1.2.3, < 2",)
+_instruments = ("a2a-sdk >= 0.3.26, < 2",)
 
 _supports_metrics = True

@@ -19,7 +19,9 @@ if TYPE_CHECKING or LINE is SdkLine.V1:
         HANDLER_METHODS,
         TRANSPORT_ENTRY_POINTS,
         card_interfaces,
+        instrument_transports,
         sent_message,
+        uninstrument_transports,
         with_headers,
     )
 else:
@@ -33,7 +35,9 @@ else:
         HANDLER_METHODS,
         TRANSPORT_ENTRY_POINTS,
         card_interfaces,
+        instrument_transports,
         sent_message,
+        uninstrument_transports,
         with_headers,
     )
 
@@ -47,6 +51,8 @@ __all__ = [
     "HANDLER_METHODS",
     "TRANSPORT_ENTRY_POINTS",
     "card_interfaces",
+    "instrument_transports",
     "sent_message",
+    "uninstrument_transports",
     "with_headers",
 ]

@@ -80,3 +80,11 @@ def sent_message(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Message | Non
     request = args[0] if args else kwargs.get("request")
     message = getattr(request, "message", None)
     return message if isinstance(message, Message) else None
+
+
+def instrument_transports() -> None:
+    """Nothing to do on 1.x: every transport sends the call context's service parameters."""
+
+
+def uninstrument_transports() -> None:
+    """Nothing to undo on 1.x."""

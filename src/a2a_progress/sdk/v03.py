@@ -1,0 +1,330 @@
+"""The a2a-sdk 0.3.x adapter (pydantic types): the same names as :mod:`.v1`, for 0.3's idioms.
+
+Parts wrap a ``TextPart`` / ``DataPart`` / ``FilePart`` in ``root``; metadata is a plain dict;
+states are strings (``"working"``, ``"input-required"``); a status time is an ISO 8601 string;
+a client yields ``(Task, update)`` pairs or a Message. Imported through
+`a2a_progress.sdk.adapter` only when 0.3 is the installed line.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Final
+
+from a2a.client.middleware import ClientCallContext
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import (
+    AgentExtension,
+    Artifact,
+    DataPart,
+    Message,
+    Part,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskQueryParams,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from a2a.types import Role as SdkRole
+from a2a.types import TaskState as SdkTaskState
+
+from a2a_progress.carrier import TFRS_KEY, wire_envelope, wire_text
+from a2a_progress.envelope import Envelope, Rejected, decode
+from a2a_progress.sdk.views import (
+    EMPTY_EVENT,
+    ArtifactView,
+    EventKind,
+    EventView,
+    MessageView,
+    PartView,
+    Role,
+    TaskState,
+)
+from a2a_progress.sdk.views import message_text as _view_text
+
+A2AEvent = Any
+"""Every A2A event a 0.3 client call yields: a ``(Task, update)`` pair, a Message, or a bare
+event."""
+
+_EXTENSIONS_HEADER: Final = "X-A2A-Extensions"
+
+_STATES: Final = {
+    SdkTaskState.submitted: TaskState.SUBMITTED,
+    SdkTaskState.working: TaskState.WORKING,
+    SdkTaskState.input_required: TaskState.INPUT_REQUIRED,
+    SdkTaskState.completed: TaskState.COMPLETED,
+    SdkTaskState.canceled: TaskState.CANCELED,
+    SdkTaskState.failed: TaskState.FAILED,
+    SdkTaskState.rejected: TaskState.REJECTED,
+    SdkTaskState.auth_required: TaskState.AUTH_REQUIRED,
+    SdkTaskState.unknown: TaskState.UNSPECIFIED,
+}
+_NATIVE: Final = {ours: theirs for theirs, ours in _STATES.items()}
+_INTERRUPTED: Final = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+_ROLES: Final = {SdkRole.user: int(Role.USER), SdkRole.agent: int(Role.AGENT)}
+
+__all__ = [
+    "A2AEvent",
+    "AgentExecutor",
+    "EventQueue",
+    "Message",
+    "Part",
+    "RequestContext",
+    "TaskUpdater",
+    "agent_extension",
+    "agent_message",
+    "annotate_envelope_part",
+    "card_extension_uris",
+    "envelope_part",
+    "get_task",
+    "message_text",
+    "new_task",
+    "part_view",
+    "raw_envelope",
+    "read_envelope",
+    "status_message",
+    "text_part",
+    "update_status",
+    "view_event",
+    "with_extensions",
+    "working_update",
+]
+
+# -- building ---------------------------------------------------------------------------------
+
+
+def text_part(text: str) -> Part:
+    """A plain text Part that every a2a-sdk transport delivers intact."""
+    return Part(root=TextPart(text=wire_text(text)))
+
+
+def envelope_part(envelope_json: str, fallback: str) -> Part:
+    """The one Part of a working update: the text fallback beside the envelope."""
+    return Part(
+        root=TextPart(text=wire_text(fallback), metadata={TFRS_KEY: wire_envelope(envelope_json)})
+    )
+
+
+def new_task(context: RequestContext, context_id: str) -> Task:
+    """The request's new task, SUBMITTED, with the user's message in its history."""
+    history = [context.message] if context.message is not None else []
+    return Task(
+        id=context.task_id or "",
+        context_id=context_id,
+        status=TaskStatus(state=SdkTaskState.submitted),
+        history=history,
+    )
+
+
+def agent_message(updater: TaskUpdater, parts: list[Part]) -> Message:
+    """An agent message of the updater's task."""
+    return updater.new_agent_message(parts)
+
+
+async def update_status(updater: TaskUpdater, state: TaskState, message: Message | None) -> None:
+    """Send a status update; on 0.3 an interrupted state (input or auth required) is final too,
+    or the caller's stream would wait for more."""
+    await updater.update_status(_NATIVE[state], message=message, final=state in _INTERRUPTED)
+
+
+async def get_task(client: Any, task_id: str, history_length: int | None = None) -> Task:
+    """``client.get_task`` of ``task_id`` (with at most ``history_length`` history messages)."""
+    task: Task = await client.get_task(TaskQueryParams(id=task_id, history_length=history_length))
+    return task
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def part_view(part: Part) -> PartView:
+    """One Part read once: its text, envelope, data and other metadata."""
+    root = part.root
+    text = root.text if isinstance(root, TextPart) else None
+    data = root.data if isinstance(root, DataPart) else None
+    metadata = root.metadata
+    envelope = None
+    if metadata:
+        if TFRS_KEY in metadata:
+            envelope = decode(metadata[TFRS_KEY])
+            metadata = {k: v for k, v in metadata.items() if k != TFRS_KEY} or None
+    else:
+        metadata = None
+    return PartView(text, envelope, data, metadata, part)
+
+
+def _message_view(message: Message) -> MessageView:
+    return MessageView(
+        message.message_id,
+        _ROLES.get(message.role, int(Role.UNSPECIFIED)),
+        tuple([part_view(part) for part in message.parts]),
+        message.metadata or None,
+        message,
+    )
+
+
+def _artifact_view(artifact: Artifact) -> ArtifactView:
+    return ArtifactView(
+        artifact.artifact_id,
+        tuple([part_view(part) for part in artifact.parts]),
+        artifact.metadata or None,
+        artifact,
+        artifact.name or "",
+    )
+
+
+def _time(status: TaskStatus) -> float | None:
+    if not status.timestamp:
+        return None
+    try:
+        return datetime.fromisoformat(status.timestamp).timestamp()
+    except ValueError:
+        return None
+
+
+def _state(status: TaskStatus) -> int:
+    return int(_STATES.get(status.state, TaskState.UNSPECIFIED))
+
+
+def _unwrap(event: Any) -> Any:
+    # A client yields (Task, update): the update when there is one, else the Task.
+    if isinstance(event, tuple):
+        task, update = (*event, None, None)[:2]
+        return update if update is not None else task
+    return event
+
+
+def view_event(event: A2AEvent) -> EventView:
+    """The `EventView` of any A2A event a 0.3 client or executor handles."""
+    event = _unwrap(event)
+    if isinstance(event, TaskStatusUpdateEvent):
+        status = event.status
+        return EventView(
+            EventKind.STATUS_UPDATE,
+            event.task_id,
+            event.context_id,
+            _state(status),
+            None if status.message is None else _message_view(status.message),
+            _time(status),
+            metadata=event.metadata or None,
+            event=event,
+        )
+    if isinstance(event, Task):
+        status = event.status
+        return EventView(
+            EventKind.TASK,
+            event.id,
+            event.context_id,
+            _state(status),
+            None if status.message is None else _message_view(status.message),
+            _time(status),
+            history=tuple([_message_view(message) for message in event.history or ()]),
+            artifacts=tuple([_artifact_view(artifact) for artifact in event.artifacts or ()]),
+            metadata=event.metadata or None,
+            event=event,
+        )
+    if isinstance(event, TaskArtifactUpdateEvent):
+        return EventView(
+            EventKind.ARTIFACT_UPDATE,
+            event.task_id,
+            event.context_id,
+            artifact=_artifact_view(event.artifact),
+            append=bool(event.append),
+            metadata=event.metadata or None,
+            event=event,
+        )
+    if isinstance(event, Message):
+        return EventView(
+            EventKind.MESSAGE,
+            event.task_id or "",
+            event.context_id or "",
+            message=_message_view(event),
+            event=event,
+        )
+    return EMPTY_EVENT
+
+
+def working_update(event: object) -> tuple[str, str, float | None] | None:
+    """``(task_id, context_id, time)`` of a bare WORKING status update, else None."""
+    if type(event) is TaskStatusUpdateEvent and event.status.state is SdkTaskState.working:
+        return event.task_id, event.context_id, _time(event.status)
+    return None
+
+
+def status_message(event: A2AEvent) -> Message | None:
+    """The SDK message a status event carries, if any (a Message event is its own)."""
+    event = _unwrap(event)
+    if isinstance(event, TaskStatusUpdateEvent | Task):
+        return event.status.message
+    return event if isinstance(event, Message) else None
+
+
+def message_text(message: Message, delimiter: str = "\n") -> str:
+    """The text of a message's text Parts, joined (what a pre-upgrade caller shows)."""
+    return _view_text(_message_view(message), delimiter)
+
+
+def raw_envelope(part: Part) -> object:
+    """The value under ``metadata["tfrs"]`` (any JSON type), or None when absent."""
+    metadata = part.root.metadata
+    return None if not metadata else metadata.get(TFRS_KEY)
+
+
+def read_envelope(source: Any) -> Envelope | Rejected | None:
+    """The envelope carried by any of the A2A shapes that can hold one, or None."""
+    if isinstance(source, Part):
+        return part_view(source).envelope
+    message = status_message(source)
+    if message is None:
+        return None
+    for part in message.parts:
+        found = part_view(part).envelope
+        if found is not None:
+            return found
+    return None
+
+
+def annotate_envelope_part(event: object, key: str, value: str) -> bool:
+    """Set ``metadata[key]`` beside the envelope of a status update's first envelope Part (the
+    event goes on changed); False when it has none."""
+    if not isinstance(event, TaskStatusUpdateEvent) or event.status.message is None:
+        return False
+    for part in event.status.message.parts:
+        metadata = part.root.metadata
+        if metadata and TFRS_KEY in metadata:
+            metadata[key] = value
+            return True
+    return False
+
+
+# -- extensions -------------------------------------------------------------------------------
+
+
+def agent_extension(uri: str, description: str, required: bool, params: dict[str, str]) -> Any:
+    """An ``AgentExtension`` for an agent card."""
+    return AgentExtension(uri=uri, description=description, required=required, params=params)
+
+
+def card_extension_uris(card: Any) -> list[str]:
+    """The URIs of the extensions an agent card declares."""
+    return [extension.uri for extension in card.capabilities.extensions or ()]
+
+
+def with_extensions(context: ClientCallContext | None, uris: list[str]) -> ClientCallContext:
+    """A copy of a client call context (or a new one) that asks for the extensions ``uris``
+    (the ``X-A2A-Extensions`` HTTP header; 0.3's gRPC client sends only its own list)."""
+    return with_http_headers(context, {_EXTENSIONS_HEADER: ",".join(uris)})
+
+
+def with_http_headers(
+    context: ClientCallContext | None, headers: dict[str, str]
+) -> ClientCallContext:
+    """A copy of a client call context (or a new one) whose HTTP calls also send ``headers``;
+    the context's own headers win."""
+    state = dict(context.state) if context is not None else {}
+    http_kwargs = dict(state.get("http_kwargs") or {})
+    http_kwargs["headers"] = {**headers, **(http_kwargs.get("headers") or {})}
+    state["http_kwargs"] = http_kwargs
+    return ClientCallContext(state=state)

@@ -1,0 +1,109 @@
+"""a2a-progress on a2a-sdk 0.3: the README's callee (examples/sdk03_callee.py), served by 0.3's
+own app on 127.0.0.1, called by 0.3's client, read by follow(), under the instrumentor: every
+tool call an ``execute_tool`` span on both sides, in one trace. Runs where a2a-sdk 0.3 is
+installed (make test-sdk03); elsewhere it is skipped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from a2a_progress.sdk import LINE, SdkLine
+
+pytestmark = pytest.mark.skipif(LINE is not SdkLine.V03, reason="needs a2a-sdk 0.3")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@contextlib.asynccontextmanager
+async def served() -> AsyncIterator[str]:
+    """The example agent on a free loopback port; its URL."""
+    import uvicorn
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import sdk03_callee
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    config = uvicorn.Config(
+        sdk03_callee.app(url).build(), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110 - uvicorn says so with a flag only
+        await asyncio.sleep(0.01)
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def ask(url: str, text: str, task_id: str | None = None) -> list[object]:
+    """Every update follow() makes of one streaming turn."""
+    import httpx
+    from a2a.client import ClientConfig, ClientFactory, minimal_agent_card
+    from a2a.types import Message, Part, Role, TextPart
+
+    from a2a_progress import follow
+
+    async with httpx.AsyncClient(timeout=30) as http:
+        card = await _card(http, url) or minimal_agent_card(url)
+        client = ClientFactory(ClientConfig(httpx_client=http, streaming=True)).create(card)
+        message = Message(
+            role=Role.user, parts=[Part(root=TextPart(text=text))], message_id=f"m-{text}",
+            task_id=task_id,
+        )  # fmt: skip
+        return [update async for update in follow(client.send_message(message))]
+
+
+async def _card(http: object, url: str) -> object:
+    from a2a.client import A2ACardResolver
+
+    return await A2ACardResolver(http, url).get_agent_card()  # type: ignore[arg-type]
+
+
+async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> None:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from a2a_progress import ProgressUpdate, TurnOutcome
+
+    exporter: InMemorySpanExporter = telemetry_03  # type: ignore[assignment]
+    async with served() as url:
+        updates = await ask(url, "Why is the deploy blocked?")
+    progress = [u for u in updates if isinstance(u, ProgressUpdate)]
+    [outcome] = [u for u in updates if isinstance(u, TurnOutcome)]
+    assert [(u.envelope.kind.value, u.envelope.status.value) for u in progress] == [
+        ("thinking", "running"),
+        ("tool_call", "running"),
+        ("tool_call", "done"),
+        ("tool_call", "running"),
+        ("tool_call", "aborted"),
+        ("text", "running"),
+    ]
+    assert not any(u.degraded for u in progress)
+    assert outcome.state_label == "completed"
+    assert outcome.reply == "The deploy is blocked: CI is red (2 failing tests)."
+    spans = exporter.get_finished_spans()
+    tools = [s for s in spans if s.name.startswith("execute_tool")]
+    sides = sorted(
+        (str(s.attributes.get("a2a.progress.observer")), s.name)  # type: ignore[union-attr]
+        for s in tools
+    )
+    assert sides == [
+        ("callee", "execute_tool ci_status"),
+        ("callee", "execute_tool dashboard"),
+        ("caller", "execute_tool ci_status"),
+        ("caller", "execute_tool dashboard"),
+    ], sides
+    assert len({s.context.trace_id for s in spans}) == 1  # type: ignore[union-attr]
