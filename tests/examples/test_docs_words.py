@@ -43,3 +43,10 @@ def test_every_environment_variable_the_code_reads_is_documented() -> None:
     documented = set(re.findall(r"^\| `([A-Z0-9_]+)`", page, re.M))
     documented |= set(re.findall(r"`((?:OTEL|A2A_PROGRESS)_[A-Z0-9_]+)`", page))
     assert read - documented == set()
+
+
+def test_the_readmes_links_lead_somewhere() -> None:
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(((?!https?://|#)[^)\s]+)\)", readme)
+    assert targets
+    assert [target for target in targets if not (ROOT / target.split("#")[0]).exists()] == []
