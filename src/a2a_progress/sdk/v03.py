@@ -1,4 +1,4 @@
-"""The a2a-sdk 0.3.x adapter (pydantic types): the same names as :mod:`.v1`, for 0.3's idioms.
+"""The a2a-sdk 0.3.x adapter (pydantic types): the same names as `v1`, for 0.3's idioms.
 
 Parts wrap a ``TextPart`` / ``DataPart`` / ``FilePart`` in ``root``; metadata is a plain dict;
 states are strings (``"working"``, ``"input-required"``); a status time is an ISO 8601 string;
