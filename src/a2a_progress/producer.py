@@ -414,6 +414,25 @@ class ProgressEmitter:
         """Close open calls ``aborted``, then REJECTED."""
         await self._finish(TaskState.REJECTED, "turn rejected", reply)
 
+    async def input_required(self, question: Message | str) -> None:
+        """Close open calls ``aborted``, then INPUT_REQUIRED with ``question``: the turn ends and
+        the task waits for the caller's next message (which `open_task` continues in the same
+        task and context).
+
+        Examples:
+            >>> import asyncio
+            >>> from a2a_progress import TaskState
+            >>> from a2a_progress.sdk.adapter import TaskUpdater
+            >>> class Recorder:
+            ...     events = []
+            ...     async def enqueue_event(self, event): self.events.append(event)
+            >>> emitter = ProgressEmitter(TaskUpdater(Recorder(), "task-1", "ctx-1"))
+            >>> asyncio.run(emitter.input_required("Which environment?"))
+            >>> Recorder.events[-1].status.state == TaskState.INPUT_REQUIRED
+            True
+        """
+        await self._finish(TaskState.INPUT_REQUIRED, "turn needs input", question)
+
     async def _finish(self, state: TaskState, reason: str, reply: Message | str | None) -> None:
         await self.abort_open_calls(reason)
         if isinstance(reply, str):

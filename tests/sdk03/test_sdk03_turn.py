@@ -11,6 +11,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,23 +22,35 @@ pytestmark = pytest.mark.skipif(LINE is not SdkLine.V03, reason="needs a2a-sdk 0
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@contextlib.asynccontextmanager
-async def served() -> AsyncIterator[str]:
-    """The example agent on a free loopback port; its URL."""
-    import uvicorn
-
+def example() -> Any:
+    """examples/sdk03_callee.py as a module."""
     sys.path.insert(0, str(EXAMPLES))
     try:
         import sdk03_callee
     finally:
         sys.path.remove(str(EXAMPLES))
+    return sdk03_callee
+
+
+@contextlib.asynccontextmanager
+async def served(executor: Any = None) -> AsyncIterator[str]:
+    """The example agent (or ``executor`` behind the example's card) on a free loopback port;
+    its URL."""
+    import uvicorn
+    from a2a.server.apps import A2AStarletteApplication
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.tasks import InMemoryTaskStore
+
+    sdk03_callee = example()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/"
-    config = uvicorn.Config(
-        sdk03_callee.app(url).build(), host="127.0.0.1", port=port, log_level="warning"
-    )
+    app = sdk03_callee.app(url)
+    if executor is not None:
+        handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore())
+        app = A2AStarletteApplication(agent_card=sdk03_callee.agent_card(url), http_handler=handler)
+    config = uvicorn.Config(app.build(), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:  # noqa: ASYNC110 - uvicorn says so with a flag only
@@ -107,3 +120,24 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
         ("caller", "execute_tool dashboard"),
     ], sides
     assert len({s.context.trace_id for s in spans}) == 1  # type: ignore[union-attr]
+
+
+async def test_a_follow_up_naming_only_the_task_continues_it_on_0_3() -> None:
+    from a2a_progress import ProgressUpdate, TurnOutcome
+    from support.multiturn_agent import AskingAgent
+
+    agent = AskingAgent()
+    async with served(agent) as url:
+        first = await ask(url, "deploy it")
+        [asked] = [u for u in first if isinstance(u, TurnOutcome)]
+        assert (asked.state_label, asked.reply) == (
+            "input_required",
+            "Which environment: staging or prod?",
+        )
+        second = await ask(url, "staging", task_id=asked.task_id)
+    [done] = [u for u in second if isinstance(u, TurnOutcome)]
+    assert (done.state_label, done.reply) == ("completed", "Deployed to staging.")
+    assert (done.task_id, done.context_id) == (asked.task_id, asked.context_id)
+    tools = [u.call.tool for u in second if isinstance(u, ProgressUpdate) and u.opened and u.call]
+    assert tools == ["deploy"]
+    assert agent.context_ids == [asked.context_id, asked.context_id]

@@ -164,7 +164,8 @@ def part_view(part: Part) -> PartView:
                 envelope = decode(part.metadata[TFRS_KEY] if value.WhichOneof("kind") else None)
             if len(fields) > 1:
                 metadata = {k: json_value(v) for k, v in fields.items() if k != TFRS_KEY}
-    data = json_value(part.data) if part.HasField("data") else None
+    # A Part holds one of text, data, a file or raw bytes.
+    data = json_value(part.data) if text is None and part.HasField("data") else None
     view: PartView = _new_view(PartView, (text, envelope, data, metadata, part))
     return view
 
@@ -221,6 +222,12 @@ def view_event(event: A2AEvent) -> EventView:
         event = getattr(event, which)
     if isinstance(event, TaskStatusUpdateEvent):  # almost every event of a stream
         status = event.status
+        message = _message_view(status.message) if status.HasField("message") else None
+        # The event's metadata is for dialects, which never read an update with an envelope.
+        if message is not None and len(parts := message.parts) == 1 and parts[0].envelope:
+            metadata = None
+        else:
+            metadata = _json_object(event.metadata) if event.HasField("metadata") else None
         view: EventView = _new_view(
             EventView,
             (
@@ -228,13 +235,13 @@ def view_event(event: A2AEvent) -> EventView:
                 event.task_id,
                 event.context_id,
                 status.state,
-                _message_view(status.message) if status.HasField("message") else None,
+                message,
                 _time(status),
                 None,
                 False,
                 (),
                 (),
-                _json_object(event.metadata) if event.HasField("metadata") else None,
+                metadata,
                 event,
             ),
         )

@@ -109,8 +109,9 @@ class EventView(NamedTuple):
     ``message`` is the status message, or the Message itself for a message event; ``time`` when
     the agent recorded the status (POSIX seconds; None when it did not say). A Task snapshot has
     its ``history`` and ``artifacts``; an artifact update its ``artifact`` and ``append``.
-    ``metadata`` is the event's own (status or artifact update). ``event`` is the SDK's event
-    itself (None for an empty one).
+    ``metadata`` is the event's own (status or artifact update; None for a status update whose
+    lone Part carries an envelope, which no dialect reads). ``event`` is the SDK's event itself
+    (None for an empty one).
     """
 
     kind: EventKind
