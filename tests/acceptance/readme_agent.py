@@ -26,7 +26,9 @@ from a2a_progress.serving import (
     user_message,
 )
 
+# --8<-- [start:tracer]
 tracer = trace.get_tracer("readme-agent")
+# --8<-- [end:tracer]
 
 
 class ChainAgent(AgentExecutor):
@@ -48,6 +50,7 @@ class ChainAgent(AgentExecutor):
                     reply = update.reply
         return reply
 
+    # --8<-- [start:execute]
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = await open_task(context, event_queue)
         async with ProgressEmitter(updater) as progress:
@@ -59,6 +62,7 @@ class ChainAgent(AgentExecutor):
                     if self.next_url:
                         answer += " / " + await self.ask_next(self.next_url)
             await progress.complete(answer)
+    # --8<-- [end:execute]
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id, context_id = context.task_id or "", context.context_id or ""

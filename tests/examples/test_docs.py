@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from typing import Any, Final
 
 from support.examples import BIN, ROOT, TIMEOUT, environment, serving
@@ -64,3 +65,23 @@ def test_the_doc_lists_every_field_watch_writes_and_no_other() -> None:
     assert all(obj["v"] == 1 for obj in [*objects, error])
     assert objects[-1]["exit_code"] == code
     assert error["exit_code"] == error_code
+
+
+def test_the_docs_json_consumer_reads_a_turn() -> None:
+    with serving("callee.py") as url:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / "watch_json.py"), url, "Blocked?"],
+            env=environment(),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "running ci_status ",
+        "done ci_status ",
+        "running dashboard ",
+        "aborted dashboard the dashboard timed out after 1s",
+        "completed The deploy is blocked: CI is red (2 failing tests).",
+    ]
