@@ -35,12 +35,12 @@ ADK_REQUIREMENT := google-adk[a2a]==2.13.*
 DEMO_VENV := .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed
 
-.PHONY: test-sdk03 venv system-deps test lint typecheck unit ir-guard docs package test-lowest test-adk demo bench fuzz clean
+.PHONY: test-sdk03 venv system-deps test-light test lint typecheck unit ir-guard docs package test-lowest test-adk demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install $(PIP_FLAGS) --upgrade pip
-	$(BIN)/python -m pip install $(PIP_FLAGS) --upgrade --upgrade-strategy eager -e '.[dev,bench]'
+	$(BIN)/python -m pip install $(PIP_FLAGS) --upgrade --upgrade-strategy eager -e '.[cli,dev,bench]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -86,7 +86,7 @@ docs: $(STAMP)
 $(LOWEST_STAMP): pyproject.toml constraints/lowest.txt
 	rm -rf $(LOWEST_VENV)
 	$(PYTHON) -m venv $(LOWEST_VENV)
-	$(LOWEST_VENV)/bin/python -m pip install $(PIP_FLAGS) -c constraints/lowest.txt -e '.[dev]'
+	$(LOWEST_VENV)/bin/python -m pip install $(PIP_FLAGS) -c constraints/lowest.txt -e '.[cli,dev]'
 	$(LOWEST_VENV)/bin/python -m pip check
 	touch $(LOWEST_STAMP)
 
@@ -94,10 +94,24 @@ test-lowest: $(LOWEST_STAMP)
 	$(LOWEST_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(a2a-sdk|opentelemetry-(api|sdk|instrumentation)|wrapt|rich|uvicorn)='
 	$(LOWEST_VENV)/bin/pytest -p no:cacheprovider $(LOWEST_TESTS) $(LOWEST_DESELECT)
 
+# A library install (no extra) in a throwaway venv beside a vendor-pinned, older OpenTelemetry
+# SDK: pip check passes, the instrumentor works, nothing of the [cli] extra came with it, and
+# the parts that need the extra (and the a2a-progress command) say so in one line.
+LIGHT_VENV := .venv-light
+LIGHT_SDK := opentelemetry-sdk==1.39.0
+
+test-light:
+	rm -rf $(LIGHT_VENV)
+	$(PYTHON) -m venv $(LIGHT_VENV)
+	$(LIGHT_VENV)/bin/python -m pip install $(PIP_FLAGS) . '$(LIGHT_SDK)'
+	$(LIGHT_VENV)/bin/python -m pip check
+	cd tests/light && ../../$(LIGHT_VENV)/bin/python check_light_install.py
+	rm -rf $(LIGHT_VENV)
+
 $(ADK_STAMP): pyproject.toml
 	rm -rf $(ADK_VENV)
 	$(PYTHON) -m venv $(ADK_VENV)
-	$(ADK_VENV)/bin/python -m pip install $(PIP_FLAGS) -e '.[dev]' '$(ADK_REQUIREMENT)'
+	$(ADK_VENV)/bin/python -m pip install $(PIP_FLAGS) -e '.[cli,dev]' '$(ADK_REQUIREMENT)'
 	touch $(ADK_STAMP)
 
 $(SDK03_STAMP): pyproject.toml
@@ -124,13 +138,13 @@ package: $(STAMP)
 	$(BIN)/python -m build --outdir build/dist . >/dev/null
 	$(BIN)/twine check --strict build/dist/*
 
-test: system-deps lint typecheck docs package unit ir-guard test-lowest test-adk test-sdk03
+test: system-deps lint typecheck docs package unit ir-guard test-light test-lowest test-adk test-sdk03
 
 $(DEMO_STAMP): pyproject.toml
 	rm -rf $(DEMO_VENV)
 	$(PYTHON) -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) --no-compile --upgrade pip  # resolves faster
-	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) --no-compile -e .
+	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) --no-compile -e '.[cli]'
 	$(DEMO_VENV)/bin/python -m compileall -q -j 0 $(DEMO_VENV)/lib >/dev/null  # on every core
 	touch $(DEMO_STAMP)
 
@@ -145,4 +159,4 @@ fuzz: $(STAMP)
 	$(BIN)/python fuzz/fuzz_decode.py -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus
 
 clean:
-	rm -rf $(VENV) $(LOWEST_VENV) $(ADK_VENV) $(SDK03_VENV) $(DEMO_VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LOWEST_VENV) $(ADK_VENV) $(SDK03_VENV) $(LIGHT_VENV) $(DEMO_VENV) .mypy_cache .pytest_cache .ruff_cache

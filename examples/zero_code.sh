@@ -1,7 +1,7 @@
 #!/bin/sh
 # Zero-code telemetry: callee.py and caller.py, unchanged, run under opentelemetry-instrument.
 #
-#   pip install a2a-progress opentelemetry-distro opentelemetry-exporter-otlp
+#   pip install 'a2a-progress[cli]' opentelemetry-distro   # [cli]: serving and the OTLP exporters
 #   docker compose up        # or any OTLP/HTTP receiver, e.g. `a2a-progress traces`
 #   sh examples/zero_code.sh "Why is the deploy blocked?"
 #

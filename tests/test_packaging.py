@@ -41,7 +41,7 @@ def test_the_wheel_holds_the_package_and_only_the_package(tmp_path: Path) -> Non
     assert tops == {"a2a_progress", info}, tops  # no tests, bench, docs or examples
     assert not [name for name in names if "/tests/" in name or name.endswith(".pyc")]
     entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
-    assert "a2a-progress = a2a_progress.cli:main" in entry_points
+    assert "a2a-progress = a2a_progress.extras:main" in entry_points
     assert "a2a_progress = a2a_progress.otel:A2AProgressInstrumentor" in entry_points
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert f"Version: {__version__}" in metadata

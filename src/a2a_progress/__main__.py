@@ -2,6 +2,6 @@
 
 import sys
 
-from a2a_progress.cli import main
+from a2a_progress.extras import main
 
 sys.exit(main())

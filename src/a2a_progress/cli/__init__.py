@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+import a2a_progress.cli_extra  # without the [cli] extra: one clear line
 import a2a_progress.sdk.v1_only  # noqa: F401 - 1.x only: one clear error on 0.3
 from a2a_progress.cli.arguments import PROG, CliParser, Commands, HelpFormatter
 from a2a_progress.cli.commands import COMMANDS

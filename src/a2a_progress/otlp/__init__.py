@@ -21,6 +21,7 @@ in, OTLP/JSON out), `json_file` (an OTLP/JSON file that grows), `records` (reque
 once complete), `limits` (what one request may hold: body size, spans, attributes; ids checked).
 """
 
+import a2a_progress.cli_extra  # noqa: F401 - without the [cli] extra: one clear line
 from a2a_progress.otlp.codec import ExportRequest, to_otlp_json
 from a2a_progress.otlp.grpc_server import OtlpGrpcServer
 from a2a_progress.otlp.http_server import GRPC_ON_HTTP_PORT, OtlpHttpServer

@@ -52,7 +52,8 @@ def require(feature: str, line: SdkLine = SdkLine.V1) -> None:
     installed = _installed()
     raise UnsupportedSdkError(
         f"{feature} needs a2a-sdk {line.value} and this environment has {installed}; "
-        "install a2a-progress in an environment of its own (e.g. `pipx install a2a-progress`) "
+        "install a2a-progress in an environment of its own "
+        "(e.g. `pipx install 'a2a-progress[cli]'`) "
         "to run it: it talks to any A2A agent over the wire"
     )
 

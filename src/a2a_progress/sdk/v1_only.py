@@ -2,7 +2,7 @@
 a2a-sdk line their import fails with one clear line instead of a traceback deep in a2a-sdk.
 
 They serve agents and talk to them over the wire, so a 0.3 user runs them from an environment
-of their own (``pipx install a2a-progress``), against any agent.
+of their own (``pipx install 'a2a-progress[cli]'``), against any agent.
 """
 
 from a2a_progress.sdk import require

@@ -35,6 +35,7 @@ Modules: `transports` (the transport table and the card filter), `card` (`build_
 `client` (`create_client`), `requests` (`user_message`, the request that starts a turn).
 """
 
+import a2a_progress.cli_extra  # without the [cli] extra: one clear line
 import a2a_progress.sdk.v1_only  # noqa: F401 - 1.x only: one clear error on 0.3
 from a2a_progress.serving.card import REST_PATH, build_agent_card
 from a2a_progress.serving.client import create_client

@@ -13,6 +13,7 @@ Mount it in your app::
     await relay.run(client.send_message(request))
 """
 
+import a2a_progress.cli_extra  # noqa: F401 - without the [cli] extra: one clear line
 from a2a_progress.web.assets import PANEL_SCRIPT, PANEL_STYLESHEET, static_file, static_routes
 from a2a_progress.web.relay import ProgressRelay
 from a2a_progress.web.server import serve_panel
