@@ -118,7 +118,7 @@ $(SDK03_STAMP): pyproject.toml
 	rm -rf $(SDK03_VENV)
 	$(PYTHON) -m venv $(SDK03_VENV)
 	$(SDK03_VENV)/bin/python -m pip install $(PIP_FLAGS) -e . '$(SDK03_REQUIREMENT)' \
-		'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' 'hypothesis>=6.100,<7'
+		'opentelemetry-sdk>=1.39,<2' 'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' 'hypothesis>=6.100,<7'
 	touch $(SDK03_STAMP)
 
 test-sdk03: $(SDK03_STAMP)
