@@ -10,10 +10,13 @@ import subprocess
 import sys
 from typing import Any, Final
 
+import httpx
+
 from support.examples import BIN, ROOT, TIMEOUT, environment, serving
 from support.processes import free_port
 
 DOC: Final = ROOT / "docs" / "reference" / "json-output.md"
+SERVING_PAGE: Final = re.compile(r"Uvicorn running on (http://\S+)")
 WATCH: Final = BIN / "a2a-progress"
 
 
@@ -85,3 +88,29 @@ def test_the_docs_json_consumer_reads_a_turn() -> None:
         "aborted dashboard the dashboard timed out after 1s",
         "completed The deploy is blocked: CI is red (2 failing tests).",
     ]
+
+
+def test_the_docs_web_app_streams_the_turn_to_a_browser() -> None:
+    with serving("callee.py") as url:
+        app = subprocess.Popen(
+            [sys.executable, str(ROOT / "examples" / "web_app.py"), url, "Why?", "--port", "0"],
+            env=environment(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert app.stderr is not None
+            page = next(m[1] for line in app.stderr if (m := SERVING_PAGE.search(line)))
+            events = []
+            with httpx.stream("GET", f"{page}/progress/stream", timeout=TIMEOUT) as stream:
+                for line in stream.iter_lines():
+                    if line.startswith("event: "):
+                        events.append(line.removeprefix("event: "))
+                    if line.startswith("data: ") and events[-1] == "outcome":
+                        outcome = json.loads(line.removeprefix("data: "))
+                        break
+        finally:
+            app.terminate()
+            app.wait(TIMEOUT)
+    assert events == ["hello"] + ["progress"] * 6 + ["outcome"]
+    assert outcome["state"] == "completed"

@@ -1,0 +1,46 @@
+"""Your own web app showing a remote agent's progress: a relay mounted at /progress.
+
+It asks the agent at AGENT_URL one question and streams the turn to every browser that opens
+http://127.0.0.1:PORT/progress/ (the page), until Ctrl-C:
+
+    python examples/web_app.py http://127.0.0.1:9999 "Why is the deploy blocked?" --port 8080
+"""
+
+import argparse
+import asyncio
+import contextlib
+import logging
+
+import httpx
+import uvicorn
+from a2a.client import A2ACardResolver
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from a2a_progress.serving import create_client, user_message
+from a2a_progress.web import ProgressRelay
+
+
+async def main(agent_url: str, question: str, port: int) -> None:
+    async with httpx.AsyncClient() as http:
+        card = await A2ACardResolver(http, agent_url).get_agent_card()
+    relay = ProgressRelay(title=card.name, request=question)  # one relay per turn
+    app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("your app"))])
+    app.mount("/progress", relay.app)  # /progress/ (page), /progress/stream, /progress/static/
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info"))
+    serving = asyncio.create_task(server.serve())  # uvicorn logs the URL it serves on
+    async with create_client(card) as client:
+        await relay.run(client.send_message(user_message(question)))  # or relay.run(follow(...))
+    await serving  # browsers can still open the page and replay the turn; Ctrl-C stops
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Serve a page that shows one turn of an agent.")
+    parser.add_argument("agent_url")
+    parser.add_argument("question")
+    parser.add_argument("--port", type=int, default=8080, help="0 picks a free port")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main(args.agent_url, args.question, args.port))
