@@ -11,7 +11,8 @@ set -eu
 cd "$(dirname "$0")"
 export OTEL_EXPORTER_OTLP_ENDPOINT="${OTEL_EXPORTER_OTLP_ENDPOINT:-http://localhost:4318}"
 export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf  # opentelemetry-distro defaults to gRPC (4317)
-export OTEL_TRACES_EXPORTER=otlp OTEL_METRICS_EXPORTER=otlp OTEL_LOGS_EXPORTER=none
+export OTEL_TRACES_EXPORTER=otlp OTEL_LOGS_EXPORTER=none
+export OTEL_METRICS_EXPORTER="${OTEL_METRICS_EXPORTER:-otlp}"
 # a2a-sdk traces its own internals too (66-88 spans per streaming call, in a trace of their own);
 # this instrumentor already covers the calls, so that is switched off unless you set it.
 export OTEL_INSTRUMENTATION_A2A_SDK_ENABLED="${OTEL_INSTRUMENTATION_A2A_SDK_ENABLED:-false}"
