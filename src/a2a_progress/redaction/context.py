@@ -147,10 +147,14 @@ def _secret(match: re.Match[str], group: str, value: str) -> bool:
     return password_like(value) or looks_random(value)
 
 
+def possible(lowered: str) -> bool:
+    """Whether a text (``lowered``, in lower case) may hold one of these shapes."""
+    return any(trigger in lowered for trigger in _TRIGGERS)
+
+
 def mask_in_context(text: str) -> tuple[str, int]:
     """``text`` with the values of these shapes masked, and how many were."""
-    lowered = text.lower()
-    if not any(trigger in lowered for trigger in _TRIGGERS):
+    if not possible(text.lower()):
         return text, 0
     pieces: list[str] = []
     last = 0

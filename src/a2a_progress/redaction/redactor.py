@@ -124,6 +124,18 @@ class Redactor:
             return self._regex
         return self._common_regex if possible == prescan.COMMON else None
 
+    def names_nothing(self, text: str) -> bool:
+        """Whether ``text`` holds nothing that could make a text after it a credential: no
+        credential word or vendor literal any pass looks for, no rule of yours. A stream's
+        piece after such a text is redacted alone (see `stream.StreamRedactor`)."""
+        if not self._enabled:
+            return True
+        if self._always_scan or self._rules is not None:
+            return False
+        return prescan.patterns_possible(text) == prescan.NONE and not context.possible(
+            text.lower()
+        )
+
     def redact(self, text: str) -> str:
         """Return ``text`` with every credential masked."""
         return self._masked(text)[0]

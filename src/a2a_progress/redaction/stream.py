@@ -8,7 +8,9 @@ YAML block scalar — has nothing that says "secret". `StreamRedactor` keeps, pe
 - a *carry*: the raw text of the stream's last lines (up to `CARRY_LINES` lines and
   `CARRY_CHARS` characters). A piece is redacted joined to the carry, and what the carry
   alone redacts to is taken off the front: the rest is the piece, masked as the whole stream
-  would be (a label that ended the last piece masks the value that starts this one). Two rules
+  would be (a label that ended the last piece masks the value that starts this one). A carry
+  that holds no credential word and no vendor literal cannot do that, and the piece is then
+  redacted alone (one scan, the cost of a piece without a stream). Two rules
   keep a join from doing harm: when a mask would start inside the carry and run into the piece
   (two messages read as one token), and when the joined piece would show part of something the
   piece alone masks, the piece goes out masked as it reads alone. So a secret split *inside*
@@ -23,6 +25,7 @@ Each emitted piece is the piece (nothing is held back), and the state is bounded
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final, Protocol
 
 from a2a_progress.redaction.decoding import secrets_masked
@@ -45,10 +48,13 @@ class Redacts(Protocol):
 class StreamRedactor:
     """The pieces of one stream, redacted with ``redactor`` as the whole stream would be."""
 
-    __slots__ = ("_carry", "_pem_open", "_redactor")
+    __slots__ = ("_carry", "_names_nothing", "_pem_open", "_redactor")
 
     def __init__(self, redactor: Redacts) -> None:
         self._redactor = redactor
+        # A redactor that can tell a text holding no credential word (the built-in one) lets a
+        # piece after such a carry be redacted alone; any other is always given the join.
+        self._names_nothing: Callable[[str], bool] = getattr(redactor, "names_nothing", _never)
         self._carry = ""
         self._pem_open = False
 
@@ -84,10 +90,12 @@ class StreamRedactor:
     def _joined(self, piece: str) -> tuple[str, int]:
         carry = self._carry
         joined = carry + piece
+        if not carry or self._names_nothing(carry):
+            # Nothing in the carry can make the piece a credential: the piece alone (one scan).
+            self._remember(joined)
+            return self._redactor.redact_counted(piece)
         masked, count = self._redactor.redact_counted(joined)
         self._remember(joined)
-        if not carry:
-            return masked, count
         carry_masked, carry_count = self._redactor.redact_counted(carry)
         alone, alone_count = self._redactor.redact_counted(piece)
         if not masked.startswith(carry_masked):
@@ -124,3 +132,7 @@ def _shows(text: str, secret: str, width: int = 12) -> bool:
     if len(secret) <= width:
         return secret in text
     return any(secret[i : i + width] in text for i in range(len(secret) - width + 1))
+
+
+def _never(text: str) -> bool:
+    return False
