@@ -83,3 +83,17 @@ def test_step_4_see_your_traces() -> None:
     start = max(i for i, line in enumerate(lines) if normalized(line) == expected[:1])
     end = lines.index("", start) if "" in lines[start:] else len(lines)
     assert normalized("\n".join(lines[start:end])) == expected
+
+
+def test_the_readmes_ten_minute_path_is_the_tutorials() -> None:
+    """Every command of the README's ten-minute path is one of the tutorial's, run above."""
+    readme = (ROOT / "README.md").read_text()
+    path = readme[readme.index("## Ten minutes") : readme.index("## Telemetry conventions")]
+    page = PAGE.read_text()
+
+    def commands(text: str) -> set[str]:
+        blocks = re.findall(r"```console\n(.*?)```", text, re.S)
+        return {line.split("  #")[0].strip() for block in blocks for line in block.splitlines()}
+
+    inline = set(re.findall(r"`(python examples/\S+ --port 9999)`", path))
+    assert commands(path) | inline <= commands(page)
