@@ -76,7 +76,7 @@ _SHAPES: Final[tuple[tuple[str, str], ...]] = (
     (
         "sibling",
         r"(?<![\w-])(?:(?P<sib_x><)(?i:name|key)>|[\"']?(?i:name|key|parameter)[\"']?[ \t]*[:=])"
-        rf"[ \t]*[\"']?(?=[^\"'<\r\n]{{0,120}}?{NAME_WORDS})[^\"'<\r\n]{{1,120}}+[\"']?"
+        rf"[ \t]*[\"']?(?=[^\"'<\r\n]{{0,120}}?(?i:{NAME_WORDS}))[^\"'<\r\n]{{1,120}}+[\"']?"
         r"(?(sib_x)</(?i:name|key)>|[ \t]*,?)"
         r"(?:[^\r\n]{0,80}+\r?\n){0,3}?[ \t,{-]*"
         r"(?(sib_x)<(?i:value)>|[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*)"

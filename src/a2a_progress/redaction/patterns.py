@@ -167,7 +167,7 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "secret_pair",
-        r"(?P<secret_pair_keep>(?<![\w.-])(?i:"
+        r"(?P<secret_pair_keep>(?<![\w.-])(?<!\$\{)(?i:"
         # Most words are not followed by a separator: that cheap test comes before the search
         # for a credential word in the name, which costs a try of every word at every offset.
         rf"(?=[\w.-]++{PAIR_SEPARATOR}){_NO_TOKEN_HERE}(?=[\w.-]*?{NAME_WORDS})[\w.-]++"

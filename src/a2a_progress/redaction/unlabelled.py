@@ -14,6 +14,7 @@ almost nothing.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from a2a_progress.redaction.evidence import (
@@ -50,11 +51,21 @@ def _judge(token: str, before: str) -> bool:
     return body is not None and looks_random(body) and not public_shape(token, before)
 
 
+# A path or a URL: it starts with "/", "./" or "~", or a segment is a host ("a.b") or a word.
+_PATH_SEGMENT: Final = re.compile(r"[a-z]{3,}|[\w-]+\.[a-z]{2,}")
+
+
+def _is_path(token: str) -> bool:
+    if token.startswith(("/", "./", "~")):
+        return True
+    return any(_PATH_SEGMENT.fullmatch(segment) for segment in token.split("/"))
+
+
 def _random_parts(token: str, before: str) -> list[tuple[int, int]]:
-    """Spans of ``token`` to mask: all of it, or its random '/'-separated segments."""
-    if _judge(token, before):
-        return [(0, len(token))]
-    if "/" not in token:
+    """Spans of ``token`` to mask: all of it, or, in a path or URL, its random segments."""
+    if "/" not in token or not _is_path(token):
+        return [(0, len(token))] if _judge(token, before) else []
+    if public_shape(token, before):
         return []
     parts: list[tuple[int, int]] = []
     start = 0

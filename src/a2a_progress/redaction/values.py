@@ -29,7 +29,7 @@ NAME_WORDS: Final = (
 # "password_file", "token_uri", "SharedAccessKeyName", "--password-stdin". Lookbehinds must have
 # a fixed width, hence one per length.
 NOT_A_VALUE_NAME: Final = (
-    r"(?<!url|uri|dir|ttl|len|env)(?<!type|file|path|name|size|hint|mode|kind)"
+    r"(?<!url|uri|dir|ttl|len|env|ref)(?<!type|file|path|name|size|hint|mode|kind)"
     r"(?<!count|limit|usage|stdin|field|label)(?<!length|budget|policy|prefix|header|expiry)"
     r"(?<!expires|timeout|version|enabled)(?<!endpoint|provider)"
 )
@@ -73,6 +73,8 @@ PLACEHOLDER: Final = (
     # what tools print instead of a secret, and permission words ("id-token: write")
     r"|redacted|masked|hidden|sensitive|omitted|read|write|required|optional)"
     r"|\[[A-Za-z _-]{3,20}\]|\((?i:sensitive|hidden|redacted|masked|secret)[\w ]{0,20}\)"
+    # a tuple or a call's arguments ("auth=(user, password)", "basic_auth=("svc", …)")
+    r"|\("
     # a YAML block scalar's indicator ("password: |"): the value is on the lines below
     r"|[|>][-+]?[0-9]?"
     # a path ("/run/secrets/db", "./pw.txt", "~/.pgpass"); a YAML tag ("!vault |")
