@@ -19,7 +19,8 @@ LOWEST_DESELECT := --deselect 'tests/otel/test_dead_collector.py::test_turns_com
 
 # a2a-progress on the a2a-sdk 0.3 line (what CrewAI, Strands, Agno and BeeAI pin): the seam's
 # 0.3 adapter, the README's callee on 0.3's own server, follow(), the instrumentor on both sides,
-# multi-turn tasks. 0.3.26 is both the lowest and the newest 0.3 release the code supports.
+# multi-turn tasks, and mixed lines in one trace. 0.3.26 is both the lowest and the newest 0.3
+# release the code supports.
 SDK03_VENV := .venv-sdk03
 SDK03_STAMP := $(SDK03_VENV)/.installed
 SDK03_REQUIREMENT := a2a-sdk[http-server,grpc]==0.3.26
@@ -118,13 +119,16 @@ $(SDK03_STAMP): pyproject.toml
 	rm -rf $(SDK03_VENV)
 	$(PYTHON) -m venv $(SDK03_VENV)
 	$(SDK03_VENV)/bin/python -m pip install $(PIP_FLAGS) -e . '$(SDK03_REQUIREMENT)' \
-		'opentelemetry-sdk>=1.39,<2' 'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' 'hypothesis>=6.100,<7'
+		'opentelemetry-sdk>=1.39,<2' 'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' \
+		'hypothesis>=6.100,<7' 'opentelemetry-distro>=0.60b0,<1'
 	touch $(SDK03_STAMP)
 
-test-sdk03: $(SDK03_STAMP)
+# Then mixed lines from the 1.x venv: a 1.x caller and the 1.x CLI against a 0.3 callee process.
+test-sdk03: $(SDK03_STAMP) $(STAMP)
 	$(SDK03_VENV)/bin/python -m pip check
 	$(SDK03_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(a2a-sdk|opentelemetry-sdk)='
 	$(SDK03_VENV)/bin/pytest -p no:cacheprovider $(SDK03_TESTS)
+	$(BIN)/pytest -p no:cacheprovider tests/sdk03/test_mixed_lines.py
 
 test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip check

@@ -1,0 +1,135 @@
+"""Mixed a2a-sdk lines, one trace: a caller on a2a-sdk 1.x (examples/caller.py, this virtualenv)
+asks the README's callee on a2a-sdk 0.3 (examples/sdk03_callee.py in .venv-sdk03, which
+make test-sdk03 builds and then runs this file with), each in its own process under
+``opentelemetry-instrument``, exporting to one OTLP receiver.
+
+Every tool call is an ``execute_tool`` span on both sides, in the caller's trace; the callee's
+tool spans sit under its execution span, which the caller's call span parents; the callee's
+spans reach the receiver after SIGTERM (the instrumentor's flush). Then the 1.x command line
+watches the same 0.3 agent over the wire."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_progress.sdk import LINE, SdkLine
+
+ROOT = Path(__file__).resolve().parents[2]
+V1_BIN = Path(sys.executable).parent
+V03_BIN = ROOT / ".venv-sdk03" / "bin"  # make test-sdk03: the project on a2a-sdk 0.3
+OBSERVER = "a2a.progress.observer"
+
+pytestmark = [
+    pytest.mark.skipif(LINE is not SdkLine.V1, reason="the caller's side runs on a2a-sdk 1.x"),
+    pytest.mark.skipif(not (V03_BIN / "python").exists(), reason="needs .venv-sdk03"),
+]
+
+
+def otel(endpoint: str, service: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    return env | {
+        "OTEL_SERVICE_NAME": service,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_LOGS_EXPORTER": "none",
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def callee_03(env: dict[str, str]) -> Iterator[str]:
+    """examples/sdk03_callee.py on a2a-sdk 0.3 under opentelemetry-instrument; its URL. Stopped
+    with SIGTERM."""
+    port = free_port()
+    process = subprocess.Popen(
+        [str(V03_BIN / "opentelemetry-instrument"), str(V03_BIN / "python"),
+         str(ROOT / "examples" / "sdk03_callee.py"), "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the 0.3 callee did not start"
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def tool_spans(spans: list[Any], service: str) -> list[Any]:
+    return sorted(
+        (s for s in spans if s.service_name == service and s.name.startswith("execute_tool")),
+        key=lambda s: s.name,
+    )
+
+
+def test_a_1x_caller_and_a_0_3_callee_share_one_trace() -> None:
+    from a2a_progress.otlp import OtlpReceiver  # 1.x only: imported once the skip is decided
+
+    with OtlpReceiver() as receiver:
+        endpoint = receiver.http_endpoint
+        with callee_03(otel(endpoint, "callee-0.3")) as url:
+            caller = subprocess.run(
+                [str(V1_BIN / "opentelemetry-instrument"), str(V1_BIN / "python"),
+                 str(ROOT / "examples" / "caller.py"), url, "Why is the deploy blocked?"],
+                env=otel(endpoint, "caller-1.x"), capture_output=True, text=True, timeout=60,
+                check=False,
+            )  # fmt: skip
+            assert caller.returncode == 0, caller.stderr
+            assert "The deploy is blocked" in caller.stdout
+        # The callee was stopped with SIGTERM: its spans came with the flush.
+        spans = receiver.wait_for_spans(
+            lambda got: (
+                len(tool_spans(got, "callee-0.3")) == 2 and len(tool_spans(got, "caller-1.x")) == 2
+            ),
+            timeout=30,
+        )
+    callee, caller_tools = tool_spans(spans, "callee-0.3"), tool_spans(spans, "caller-1.x")
+    assert [s.name for s in callee] == ["execute_tool ci_status", "execute_tool dashboard"]
+    assert [s.name for s in caller_tools] == [s.name for s in callee]
+    assert [s.status_code for s in callee] == ["UNSET", "ERROR"]  # dashboard was aborted
+    traces = {s.trace_id for s in [*callee, *caller_tools]}
+    assert len(traces) == 1, [(s.service_name, s.name, s.trace_id[:8]) for s in spans]
+    by_id = {s.span_id: s for s in spans}
+    for tool in callee:  # tool -> the callee's execution span -> the caller's call span
+        execution = by_id[tool.parent_span_id or ""]
+        assert execution.service_name == "callee-0.3"
+        assert execution.kind == "SERVER"
+        assert by_id[execution.parent_span_id or ""].service_name == "caller-1.x"
+
+
+def test_the_1x_command_line_watches_a_0_3_agent() -> None:
+    with callee_03({k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}) as url:
+        watch = subprocess.run(
+            [str(V1_BIN / "a2a-progress"), "watch", url, "Why is the deploy blocked?"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert watch.returncode == 0, watch.stderr
+    assert "tool done: ci_status [call-1]" in watch.stdout
+    assert "tool aborted: dashboard [call-2]" in watch.stdout
+    assert "The deploy is blocked: CI is red (2 failing tests)." in watch.stdout
