@@ -172,17 +172,19 @@ def part_view(part: Part) -> PartView:
 
 def _message_view(message: Message) -> MessageView:
     parts = message.parts
+    if len(parts) == 1:
+        lone = part_view(parts[0])
+        views: tuple[PartView, ...] = (lone,)
+        # A message's metadata is for dialects, which never read an update with an envelope.
+        with_metadata = lone.envelope is None
+    else:
+        views = tuple([part_view(part) for part in parts])
+        with_metadata = True
+    metadata = None
+    if with_metadata and message.HasField("metadata"):
+        metadata = _json_object(message.metadata)
     view: MessageView = _new_view(
-        MessageView,
-        (
-            message.message_id,
-            message.role,
-            (part_view(parts[0]),)
-            if len(parts) == 1
-            else tuple([part_view(part) for part in parts]),
-            _json_object(message.metadata) if message.HasField("metadata") else None,
-            message,
-        ),
+        MessageView, (message.message_id, message.role, views, metadata, message)
     )
     return view
 
@@ -228,6 +230,11 @@ def view_event(event: A2AEvent) -> EventView:
             metadata = None
         else:
             metadata = _json_object(event.metadata) if event.HasField("metadata") else None
+        if status.HasField("timestamp"):  # _time(), inlined: almost every event
+            stamp = status.timestamp
+            at: float | None = stamp.seconds + stamp.nanos / 1e9
+        else:
+            at = None
         view: EventView = _new_view(
             EventView,
             (
@@ -236,7 +243,7 @@ def view_event(event: A2AEvent) -> EventView:
                 event.context_id,
                 status.state,
                 message,
-                _time(status),
+                at,
                 None,
                 False,
                 (),

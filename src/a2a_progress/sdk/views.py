@@ -72,7 +72,11 @@ class PartView(NamedTuple):
 
 
 class MessageView(NamedTuple):
-    """A message: its id, role, Parts (each read once), metadata, and the SDK's own ``raw``."""
+    """A message: its id, role, Parts (each read once), metadata, and the SDK's own ``raw``.
+
+    ``metadata`` is None when the message has none, and for a message whose lone Part carries an
+    envelope (only dialects read it, and they never read such a message).
+    """
 
     message_id: str
     role: int
