@@ -76,7 +76,7 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 # The bridge's instructions per update above the OpenTelemetry SDK floor, counted by callgrind
-# in a short in-process run (~45 s), against the budget in bench/ir_budget.json (+10% fails).
+# in a short in-process run (~40 s of CPU), against the budget in bench/ir_budget.json (+10% fails).
 ir-guard: $(STAMP)
 	$(BIN)/python bench/ir_guard.py
 

@@ -64,12 +64,17 @@ class ScriptedAgent(AgentExecutor):
     """
 
     def __init__(
-        self, seed: int = 13, observer: Callable[[RequestContext], TurnObserver] | None = None
+        self,
+        seed: int = 13,
+        observer: Callable[[RequestContext], TurnObserver] | None = None,
+        *,
+        scale: float = 1.0,
     ) -> None:
         self._observer = observer
         rng = random.Random(seed)
-        self._thoughts = [prose(rng, 150, 1500) for _ in range(32)]
-        self._notes = [prose(rng, 30, 300) for _ in range(32)]
+        # ``scale``: text sizes (thinking 150-1,500 characters, notes 30-300) times this.
+        self._thoughts = [prose(rng, int(150 * scale), int(1500 * scale)) for _ in range(32)]
+        self._notes = [prose(rng, int(30 * scale), int(300 * scale)) for _ in range(32)]
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.task_id is not None

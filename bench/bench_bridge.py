@@ -80,9 +80,12 @@ class InProcessArms:
     in every run, never on a timer that fires wherever valgrind's slowdown puts it.
     """
 
-    def __init__(self, tools: int, *, export_delay_ms: float | None = None) -> None:
+    def __init__(
+        self, tools: int, *, export_delay_ms: float | None = None, text_scale: float = 1.0
+    ) -> None:
         self.tools = tools
-        self._agent = ScriptedAgent()
+        self._text_scale = text_scale
+        self._agent = ScriptedAgent(scale=text_scale)
         self._exporter = InMemorySpanExporter()
         self._provider = tracer_provider(
             "bench-inprocess", self._exporter, schedule_delay_millis=export_delay_ms
@@ -129,7 +132,9 @@ class InProcessArms:
         if name.startswith("floor"):
             tracer = provider.get_tracer("a2a_progress.bench.floor")
             metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
-            served = ScriptedAgent(observer=FloorObserver(tracer, metrics).turn)
+            served = ScriptedAgent(
+                observer=FloorObserver(tracer, metrics).turn, scale=self._text_scale
+            )
             turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics)
         elif instrumented:
             options: dict[str, Any] = {"meter_provider": meters, "tracer_provider": provider}

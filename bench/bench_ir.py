@@ -75,12 +75,14 @@ def _marks_library(directory: Path) -> Path:
 
 @dataclass(frozen=True)
 class Plan:
-    """What to count: ``arms`` at turn counts ``low`` and ``high`` of ``tools`` tool calls."""
+    """What to count: ``arms`` at turn counts ``low`` and ``high`` of ``tools`` tool calls,
+    the agent's texts ``text_scale`` times their usual sizes."""
 
     arms: tuple[str, ...]
     tools: int
     low: int
     high: int
+    text_scale: float = 1.0
 
     @property
     def updates(self) -> int:
@@ -138,7 +140,7 @@ def _inside(plan_json: str) -> None:
     from bench_bridge import InProcessArms
 
     # Longer than any run: spans go out by full batches only, at the same points every time.
-    arms = InProcessArms(plan.tools, export_delay_ms=24 * 3600 * 1000)
+    arms = InProcessArms(plan.tools, export_delay_ms=24 * 3600 * 1000, text_scale=plan.text_scale)
 
     def window(label: str) -> Callable[[Callable[[], None]], None]:
         def measure(turns: Callable[[], None]) -> None:

@@ -79,7 +79,13 @@ def _ratio(result: dict[str, Any]) -> str:
             f"a2a-sdk {_TIMES}{result['a2a_sdk_ratio']:.2f})"
         )
     if "above_floor" in result:
-        text += f" ({result['above_floor']:+.3f} above its floor's {result['floor_ratio']:.3f})"
+        absolute = ""
+        if result["unit"] == "instr/update":
+            absolute = f"{result['above_floor'] * result['baseline'] / 1000:+,.0f} k, "
+        text += (
+            f" ({absolute}{result['above_floor']:+.3f} above its floor's "
+            f"{result['floor_ratio']:.3f})"
+        )
     if result["name"] == "e2e_processes":
         text += (
             f" (SDK floor {_TIMES}{result['floor_wall_ratio']:.2f}, a2a-sdk "
