@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import httpx
 
-from support.examples import BIN, ROOT, TIMEOUT, environment, serving
+from support.examples import BIN, ROOT, TIMEOUT, environment, run_example, serving
 from support.processes import free_port
 
 DOC: Final = ROOT / "docs" / "reference" / "json-output.md"
@@ -72,14 +72,7 @@ def test_the_doc_lists_every_field_watch_writes_and_no_other() -> None:
 
 def test_the_docs_json_consumer_reads_a_turn() -> None:
     with serving("callee.py") as url:
-        done = subprocess.run(
-            [sys.executable, str(ROOT / "examples" / "watch_json.py"), url, "Blocked?"],
-            env=environment(),
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        done = run_example("watch_json.py", url, "Blocked?")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "running ci_status ",

@@ -14,7 +14,7 @@ import sys
 from typing import Final
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
-from support.examples import EXAMPLES, ROOT, TIMEOUT, environment, serving
+from support.examples import EXAMPLES, ROOT, TIMEOUT, environment, run_example, serving
 from support.otlp import SDK_SCOPE, bridge_spans
 from support.processes import free_port
 
@@ -37,14 +37,7 @@ completed: Your order shipped yesterday.
 
 
 def ask(url: str, question: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(EXAMPLES / "caller.py"), url, question],
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    return run_example("caller.py", url, question)
 
 
 def test_the_caller_prints_the_callees_progress_and_reply() -> None:

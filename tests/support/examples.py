@@ -29,6 +29,18 @@ def environment(**extra: str) -> dict[str, str]:
     return without_otel(PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra)
 
 
+def run_example(example: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python examples/<example> ARGS`` to its end, as from a user's shell."""
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / example), *args],
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
 def exporting_to(endpoint: str, service: str) -> dict[str, str]:
     """The ``OTEL_*`` settings of the tutorial's step 4: traces over OTLP/HTTP to ``endpoint``."""
     return {
