@@ -120,7 +120,8 @@ $(SDK03_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(SDK03_VENV)
 	$(SDK03_VENV)/bin/python -m pip install $(PIP_FLAGS) -e . '$(SDK03_REQUIREMENT)' \
 		'opentelemetry-sdk>=1.39,<2' 'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' \
-		'hypothesis>=6.100,<7' 'opentelemetry-distro>=0.60b0,<1'
+		'hypothesis>=6.100,<7' 'opentelemetry-distro>=0.60b0,<1' \
+		'opentelemetry-exporter-otlp>=1.39,<2' 'uvicorn>=0.30,<1'
 	touch $(SDK03_STAMP)
 
 # Then mixed lines from the 1.x venv: a 1.x caller and the 1.x CLI against a 0.3 callee process.

@@ -3,7 +3,8 @@
 """The README's callee on a2a-sdk 0.3 (CrewAI, Strands, Agno and BeeAI pin it): the agent is the
 same code, and a2a-sdk 0.3's own app serves it (``a2a_progress.serving`` needs a2a-sdk 1.x).
 
-    pip install a2a-progress 'a2a-sdk[http-server]==0.3.*'
+    pip install a2a-progress 'a2a-sdk[http-server]==0.3.*' uvicorn opentelemetry-sdk \
+        opentelemetry-exporter-otlp opentelemetry-distro
     opentelemetry-instrument python examples/sdk03_callee.py --port 9999
 """
 
