@@ -133,7 +133,7 @@ async def test_ours_wins_over_contribs(
 
 
 async def test_captured_content_is_redacted_and_bounded(telemetry: Telemetry) -> None:
-    telemetry.instrument(capture_content=True, content_max_length=64)
+    telemetry.instrument(capture_content=True, content_max_length=160)
     secret = "password=hunter2hunter2"
     steps = [
         start("shell", "x1"),
@@ -146,6 +146,9 @@ async def test_captured_content_is_redacted_and_bounded(telemetry: Telemetry) ->
     for observer in SIDES:
         result = attrs(telemetry.tool_span(observer))[conv.GEN_AI_TOOL_CALL_RESULT]
         assert "hunter2" not in result
-        assert len(result.encode()) <= 64
+        assert len(result.encode()) <= 160
+        # The whole JSON value is bounded too, and still JSON.
         messages = attrs(telemetry.turn_span(observer))[conv.GEN_AI_OUTPUT_MESSAGES]
         assert "hunter2" not in messages
+        assert len(messages.encode()) <= 160
+        assert json.loads(messages)[0]["role"] == "assistant"

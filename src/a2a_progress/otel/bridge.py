@@ -237,7 +237,7 @@ class TurnTelemetry:
         # those found clean once per bridge (see PeerNames).
         self._names: dict[str, str] = {}
         # Opt-in content for GenAI backends: the turn's reasoning and text, and its reply.
-        self._output = Collected(self._config.max_events_per_span)
+        self._output = Collected(self._config.max_events_per_span, self._config.content_max_length)
         self._reply: str | None = None
         self.agent_name: str | None = None
         # Content redacted per stream (kind, stream key): a secret split across updates.
@@ -319,7 +319,9 @@ class TurnTelemetry:
             if self._state is not None:
                 self._span.set_attribute(conv.A2A_TASK_STATE, state_name(self._state))
             if self._capture_content and self._recording:
-                messages = output_messages(self._output, self._reply, self._state)
+                messages = output_messages(
+                    self._output, self._reply, self._state, self._config.content_max_length
+                )
                 if messages is not None:
                     self._span.set_attribute(conv.GEN_AI_OUTPUT_MESSAGES, messages)
             if error is not None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from a2a_progress.otel.safe_text import bounded
+from a2a_progress.envelope import utf8_size
+from a2a_progress.otel.safe_text import TRUNCATION_MARKER, bounded
 from a2a_progress.sdk.views import TaskState
 
 PART_REASONING: Final = "reasoning"
@@ -34,23 +35,29 @@ _FINISH_REASONS: Final[dict[int, str]] = {
 
 
 class Collected:
-    """Texts collected for one span, at most ``max_parts`` of them, in order."""
+    """Texts collected for one span, in order: at most ``max_parts`` of them, and at most
+    ``budget`` UTF-8 bytes in all (the span attribute they make is bounded like any content)."""
 
-    __slots__ = ("dropped", "max_parts", "parts")
+    __slots__ = ("budget", "dropped", "max_parts", "parts", "size")
 
-    def __init__(self, max_parts: int) -> None:
+    def __init__(self, max_parts: int, budget: int) -> None:
         self.max_parts = max_parts
+        self.budget = budget
         self.parts: list[tuple[str, str]] = []
         self.dropped = 0
+        self.size = 0
 
     def add(self, kind: str, text: str) -> None:
         """Keep ``text`` (already redacted and bounded) as a part of ``kind``."""
         if not text:
             return
-        if len(self.parts) >= self.max_parts:
+        room = self.budget - self.size
+        if len(self.parts) >= self.max_parts or room <= len(TRUNCATION_MARKER):
             self.dropped += 1
             return
+        text, _ = bounded(text, room)
         self.parts.append((kind, text))
+        self.size += utf8_size(text)
 
 
 def tool_call_result(collected: Collected, limit: int) -> str | None:
@@ -60,15 +67,21 @@ def tool_call_result(collected: Collected, limit: int) -> str | None:
     return bounded("\n".join(text for _, text in collected.parts), limit)[0]
 
 
-def output_messages(collected: Collected, reply: str | None, state: int | None) -> str | None:
-    """``gen_ai.output.messages``: the turn's reasoning and text, then the reply, as JSON."""
+def output_messages(
+    collected: Collected, reply: str | None, state: int | None, limit: int
+) -> str | None:
+    """``gen_ai.output.messages``: the turn's reasoning and text, then the reply, as JSON of at
+    most ``limit`` UTF-8 bytes (the earliest parts are left out first, the reply last)."""
     parts: list[dict[str, Any]] = [
         {"type": kind, "content": text} for kind, text in collected.parts
     ]
     if reply:
-        parts.append({"type": PART_TEXT, "content": reply})
-    if not parts:
-        return None
+        parts.append({"type": PART_TEXT, "content": bounded(reply, limit // 2)[0]})
     message: dict[str, Any] = {"role": _ROLE, "parts": parts}
     message["finish_reason"] = _FINISH_REASONS.get(state or 0, "stop")
-    return json.dumps([message], ensure_ascii=False)
+    while parts:
+        encoded = json.dumps([message], ensure_ascii=False)
+        if utf8_size(encoded) <= limit:
+            return encoded
+        del parts[0]
+    return None

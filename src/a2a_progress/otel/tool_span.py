@@ -8,6 +8,7 @@ from typing import Any
 
 from opentelemetry.trace import Span, Status, StatusCode
 
+from a2a_progress.envelope import HARD_LIMIT_BYTES
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.content import Collected
 
@@ -62,7 +63,7 @@ class ToolSpan:
         self.started = time.monotonic()
         self.is_open = True
         self.counted = counted
-        self.result = Collected(cap)
+        self.result = Collected(cap, HARD_LIMIT_BYTES)  # joined and bounded as it ends
         # The seq.first attribute the span started with (None: none), so that the end sets it
         # again only when a late start has changed it.
         self.first_seq: int | None = None
