@@ -72,8 +72,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src examples
 
+# tests/sdk03 needs the 0.3 venv: test-sdk03 runs it (here it would only be skipped).
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest --ignore=tests/sdk03
 
 # The bridge's instructions per update above the OpenTelemetry SDK floor, counted by callgrind
 # in a short in-process run (~40 s of CPU), against the budget in bench/ir_budget.json (+10% fails).

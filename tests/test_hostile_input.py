@@ -48,10 +48,10 @@ from a2a_progress.envelope import (
     decode,
     encode,
 )
-from a2a_progress.otel import bridge as bridge_module
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import TurnTelemetry
+from a2a_progress.otel import turn as turn_module
 from a2a_progress.otel.config import NAME_MAX_LENGTH
+from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.sdk.adapter import read_envelope
 from faults.assembly import assemble_checked, snapshot
 from faults.telemetry import CREDENTIALS, MARKER, Pipeline, leaks, no_complaints, telemetry_problems
@@ -465,12 +465,12 @@ SMALL_BOUNDS = {"reorder_window": 4, "max_streams": 2, "max_turns": 2}
 @contextlib.contextmanager
 def assembler_bounds(**bounds: int) -> Iterator[None]:
     """Give the assemblers the bridge creates these bounds (the real class, configured)."""
-    original = bridge_module.ProgressAssembler
-    bridge_module.ProgressAssembler = functools.partial(original, **bounds)  # type: ignore[misc]
+    original = turn_module.ProgressAssembler
+    turn_module.ProgressAssembler = functools.partial(original, **bounds)  # type: ignore[misc]
     try:
         yield
     finally:
-        bridge_module.ProgressAssembler = original  # type: ignore[misc]
+        turn_module.ProgressAssembler = original  # type: ignore[misc]
 
 
 def opened_calls(events: Sequence[StreamResponse], bounds: dict[str, int]) -> int:

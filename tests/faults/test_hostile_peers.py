@@ -25,7 +25,8 @@ from a2a_progress.consumer import EndReason, ProgressAssembler, ProgressUpdate, 
 from a2a_progress.envelope import Kind
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import Bridge, TurnTelemetry
+from a2a_progress.otel.bridge import Bridge
+from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.serving import create_client, user_message
 
 from .agents import Callee, callee_process

@@ -27,8 +27,9 @@ from otel_support import (
 
 from a2a_progress.otel import A2AProgressInstrumentor, bridge
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import Bridge, TurnTelemetry
+from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.serving import Transport
 
 CALLER, CALLEE = conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE

@@ -26,11 +26,12 @@ from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
 from a2a_progress.otel.announce import announce
-from a2a_progress.otel.bridge import Bridge, TurnTelemetry
+from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
 from a2a_progress.otel.safe_text import peer_name
+from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.sdk.adapter import A2AEvent, AgentExecutor, EventQueue, RequestContext
 from a2a_progress.sdk.hooks import AGENT_CARD_CLASS, HANDLER_CARD_INDEX, HANDLER_CLASSES
 

@@ -24,11 +24,12 @@ from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import Bridge, TurnTelemetry
+from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
 from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.safe_text import bounded, redacted
+from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.sdk.adapter import message_text
 from a2a_progress.sdk.hooks import (
     CLIENT_CLASS,

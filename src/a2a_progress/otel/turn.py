@@ -1,0 +1,508 @@
+"""One observed turn's A2A events become spans, span events and metrics.
+
+A `TurnTelemetry` is given the span of the call (caller) or of the execution (callee), is
+fed every A2A event of that turn, and runs them through the protocol's own consumer
+(`ProgressAssembler`), so ordering, duplicates and degradation are
+exactly the spec's. Each tool call becomes an ``execute_tool`` span under the turn span; thinking,
+text, errors and output become span events. It knows nothing of HTTP, gRPC or how it is hooked in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Final
+
+from opentelemetry import trace
+from opentelemetry.trace import (
+    Link,
+    NonRecordingSpan,
+    Span,
+    SpanContext,
+    SpanKind,
+)
+
+from a2a_progress.consumer import (
+    CallRecord,
+    EndReason,
+    Outcome,
+    ProgressAssembler,
+    ProgressUpdate,
+    TurnOutcome,
+    error_text,
+)
+from a2a_progress.consumer.outcomes import DISCARDS
+from a2a_progress.envelope import Envelope, Kind, utf8_size
+from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.announce import announced
+from a2a_progress.otel.content import (
+    PART_REASONING,
+    PART_TEXT,
+    Collected,
+    output_messages,
+    tool_call_result,
+)
+from a2a_progress.otel.errors import (
+    error_type,
+    fail,
+    is_cancellation,
+    record_exception,
+)
+from a2a_progress.otel.invoke_agent import InvokeAgent
+from a2a_progress.otel.metrics import TurnCounts
+from a2a_progress.otel.pending import mark_pending
+from a2a_progress.otel.safe_text import bounded, peer_name, redacted
+from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
+from a2a_progress.producer import handed_envelope, redacted_by
+from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
+from a2a_progress.redaction.stream import Redacts, StreamRedactor
+from a2a_progress.sdk.adapter import A2AEvent, working_update
+from a2a_progress.sdk.views import TaskState, state_name
+
+if TYPE_CHECKING:
+    from a2a_progress.otel.bridge import Bridge
+
+_EVENT_NAMES: Final = {
+    Kind.THINKING: conv.EVENT_THINKING,
+    Kind.TEXT: conv.EVENT_TEXT,
+    Kind.ERROR: conv.EVENT_ERROR,
+    Kind.TOOL_OUTPUT_APPEND: conv.EVENT_OUTPUT,
+}
+
+# End reasons that make a tool span an error (a stream that raised also does, see end()). A
+# canceled turn's tools are not: a cancellation is no error, of the turn or of its tools.
+_ERROR_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
+# What a turn's text becomes in gen_ai.output.messages (opt-in content).
+_OUTPUT_PARTS: Final = {Kind.THINKING: PART_REASONING, Kind.TEXT: PART_TEXT}
+
+_FAILED_STATES: Final = frozenset({TaskState.FAILED, TaskState.REJECTED})
+
+_DUPLICATE: Final = Outcome.DUPLICATE.value
+_ACCEPTED: Final = Outcome.ACCEPTED
+_WORKING: Final = int(TaskState.WORKING)
+_TOOL_CALL: Final = Kind.TOOL_CALL
+# A stream of content: the kind and stream key of its envelopes.
+_Stream = tuple[Kind, str | None]
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+# Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
+_NAME_CACHE_SIZE: Final = 1024
+
+
+def _int64(value: int) -> bool:
+    # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
+    return _INT64_MIN <= value <= _INT64_MAX
+
+
+class TurnTelemetry:
+    """Spans for one observed turn (one A2A call on the caller, one ``execute()`` on the callee).
+
+    Args:
+        bridge: tracer, metrics and settings.
+        observer: ``"caller"`` or ``"callee"``.
+        span: the call or execution span; the turn owns it and ends it in `end`.
+        attributes: the span's start attributes; the ids and agent name among them label the
+            turn's tool spans and metrics from the start.
+    """
+
+    def __init__(
+        self,
+        bridge: Bridge,
+        observer: str,
+        span: Span,
+        attributes: dict[str, Any] | None = None,
+    ) -> None:
+        known = attributes or {}
+        self._bridge = bridge
+        self._tracer = bridge.tracer_for(observer)
+        self._metrics = bridge.metrics
+        self._config = bridge.config
+        self._observer = observer
+        self._counts = TurnCounts(bridge.metrics, observer)
+        self._span = span
+        self._span_events = EventBuffer(span, self._config.max_events_per_span)
+        # A turn the sampler dropped (span not recording) makes no span events, content or tool
+        # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
+        # context. Its metrics are still counted, from the same assembler, which hands it each
+        # accepted envelope's effects without making an update of it (on_accepted).
+        self._recording = span.is_recording()
+        # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
+        # its own tools, and spans read back from its updates would double each of them.
+        self._assembler = ProgressAssembler(
+            on_outcome=self._count_outcome,
+            dialects=None if observer == conv.OBSERVER_CALLER else "none",
+            on_accepted=None if self._recording else self._accepted,
+        )
+        self._tools: dict[int, ToolSpan] = {}
+        self._opened: list[ToolSpan] | None = None
+        # The callee's tool span just opened, for the caller (see announce.py); the callee's
+        # queue takes it (and sets None) as it passes the update on.
+        self.announcement: SpanContext | None = None
+        # The opt-in invoke_agent span around a caller's turn: it ends with the turn.
+        self.invoke_agent: InvokeAgent | None = None
+        self._context = trace.set_span_in_context(span)
+        # Ids known up front (the callee's request context) label tool spans from the start.
+        self._task_id: str | None = known.get(conv.A2A_TASK_ID)
+        self._context_id: str | None = known.get(conv.GEN_AI_CONVERSATION_ID)
+        self._state: int | None = None
+        self._failure: str | None = None  # why a FAILED / REJECTED status said it failed
+        self._ended = False
+        self._unsampled_tool = (
+            None if self._recording else NonRecordingSpan(span.get_span_context())
+        )
+        # The callee's texts may come from this process's own emitter (see _content()).
+        self._callee = observer == conv.OBSERVER_CALLEE
+        self._capture_content = self._config.capture_content
+        self._own_texts = (
+            observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
+        )
+        # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
+        # those found clean once per bridge (see PeerNames).
+        self._names: dict[str, str] = {}
+        # Opt-in content for GenAI backends: the turn's reasoning and text, and its reply.
+        self._output = Collected(self._config.max_events_per_span, self._config.content_max_length)
+        self._reply: str | None = None
+        self.agent_name: str | None = known.get(conv.GEN_AI_AGENT_NAME)
+        # Content redacted per stream (kind, stream key): a secret split across updates.
+        self._streams: dict[_Stream, StreamRedactor] = {}
+        bridge.track(self)
+
+    @property
+    def span(self) -> Span:
+        """The call or execution span."""
+        return self._span
+
+    @property
+    def state(self) -> int | None:
+        """The last task state seen, if any."""
+        return self._state
+
+    def feed(self, event: A2AEvent) -> list[ToolSpan] | None:
+        """Observe one event of the turn; the tool spans it opened, if any. Never raises."""
+        if self._ended:
+            return None
+        self._opened = None
+        try:
+            # The callee's own emitter hands over the envelope of the update it is enqueuing.
+            handed = handed_envelope() if self._callee else None
+            if handed is not None and (working := working_update(event)) is not None:
+                # Its WORKING update: everything the assembler reads from it is known already.
+                task_id, context_id, at = working
+                updates = self._assembler.feed_working(task_id, context_id, at, *handed)
+                if self._task_id is None or self._context_id is None:
+                    self._note_ids(task_id, context_id)
+                self._state = _WORKING
+            else:
+                envelope = None if handed is None else handed[0]
+                updates = self._assembler.feed(event, envelope=envelope)
+                view = self._assembler.last_event
+                if view is not None:
+                    if self._task_id is None or self._context_id is None:
+                        self._note_ids(view.task_id, view.context_id)
+                    if view.state:
+                        self._state = view.state
+            for update in updates:
+                if isinstance(update, TurnOutcome):
+                    self._outcome(update)
+                else:
+                    self._progress(update)
+        except Exception:  # noqa: BLE001 - the bridge must never break the agent
+            self._bridge.warn_once("feed")
+        return self._opened
+
+    def end(
+        self,
+        *,
+        error: BaseException | None = None,
+        reason: EndReason = EndReason.STREAM_CLOSED,
+    ) -> None:
+        """End the turn: close open tool spans, then the turn span. Runs once; never raises.
+
+        Args:
+            error: the exception that ended the call or execution; it makes the turn span and
+                the tool spans it closes ERROR.
+            reason: the end reason of tool calls still open (``turn_failed`` and
+                ``turn_canceled`` are errors by themselves).
+        """
+        if self._ended:
+            return
+        self._ended = True
+        self._bridge.untrack(self)
+        if is_cancellation(error):
+            error = None  # the caller stopped, or the task was canceled: no failure
+        failure: tuple[str, str] | None = None  # error.type, status description
+        messages: str | None = None
+        try:
+            for outcome in self._assembler.close(reason):
+                self._outcome(outcome, failed=error is not None)
+            self._span_events.flush()
+            self._counts.flush()
+            if self._state is not None:
+                self._span.set_attribute(conv.A2A_TASK_STATE, state_name(self._state))
+            if self._capture_content and self._recording:
+                messages = output_messages(
+                    self._output, self._reply, self._state, self._config.content_max_length
+                )
+                if messages is not None:
+                    self._span.set_attribute(conv.GEN_AI_OUTPUT_MESSAGES, messages)
+            if error is not None:
+                message = self._safe_text(str(error))[0]
+                record_exception(self._span, error, message)
+                why = error_text(error, self._config.redactor)  # what the agent said, if a2a's
+                failure = (error_type(error), f"{type(error).__name__}: {why}")
+            elif self._state in _FAILED_STATES:
+                state = state_name(self._state or 0)
+                failure = (state, self._failure or state)
+            if failure is not None:
+                fail(self._span, *failure)
+        except Exception:  # noqa: BLE001
+            self._bridge.warn_once("end")
+        finally:
+            # Tool spans still open (none, unless closing them failed above) end before the turn.
+            for tool in self._tools.values():
+                tool.is_open = False
+                tool.events.span.end()
+            self._tools.clear()
+            self._span.end()
+            if self.invoke_agent is not None:
+                try:
+                    self.invoke_agent.end(failure, messages)
+                except Exception:  # noqa: BLE001
+                    self._bridge.warn_once("invoke_agent end")
+
+    def _outcome(self, outcome: TurnOutcome, *, failed: bool = False) -> None:
+        """The turn ended (or its stream did): close its calls, keep its reply's text."""
+        self._close_calls(outcome.closed, failed=failed)
+        if outcome.error is not None:  # the FAILED status's words, our redactor's
+            self._failure = error_text(outcome.reply, self._config.redactor)
+        if self._capture_content and outcome.reply:
+            self._reply = self._safe_text(outcome.reply)[0]
+
+    # -- turn-level bookkeeping ----------------------------------------------------------------
+
+    def _name(self, text: str) -> str:
+        """`peer_name` of ``text``, once per turn: a stream's key comes with every event."""
+        name = self._names.get(text)
+        if name is None:
+            if len(self._names) >= _NAME_CACHE_SIZE:
+                self._names.clear()
+            name = self._names[text] = self._bridge.names.name(text, own=self._own_texts)
+        return name
+
+    def _note_ids(self, task_id: str, context_id: str) -> None:
+        """Label the turn with the ids of the event just fed, the first time it has them."""
+        ids: dict[str, Any] = {}
+        if task_id and self._task_id is None:
+            self._task_id = ids[conv.A2A_TASK_ID] = self._name(task_id)
+        if context_id and self._context_id is None:
+            self._context_id = ids[conv.GEN_AI_CONVERSATION_ID] = self._name(context_id)
+        if ids:
+            self._span.set_attributes(ids)  # one call, one lock, for both
+
+    def _count_outcome(self, outcome: Outcome) -> None:
+        # An accepted envelope is counted with its kind, in _progress(): the assembler returns
+        # exactly one (not degraded) update for each one it reports accepted.
+        if outcome is not _ACCEPTED:
+            # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
+            self._counts.outcome(_DUPLICATE if outcome in DISCARDS else outcome._value_)
+
+    # -- progress ------------------------------------------------------------------------------
+
+    def _progress(self, update: ProgressUpdate) -> None:
+        if update.degraded:  # its outcome is counted by _count_outcome; it has no call
+            if self._recording:
+                self._event(update, None)
+            return
+        self._accepted(update.envelope, update.call, update.opened, update.closed, update)
+
+    def _accepted(
+        self,
+        envelope: Envelope,
+        call: CallRecord | None,
+        opened: bool,
+        closed: tuple[CallRecord, ...],
+        update: ProgressUpdate | None = None,
+    ) -> None:
+        """An accepted envelope and what it did to the turn's calls; ``update`` is its
+        `ProgressUpdate`, None for a turn nobody records (the assembler's on_accepted)."""
+        # _value_, not .value: the enum property costs more than the count itself.
+        self._counts.accepted(envelope.kind._value_)
+        if closed and (others := [other for other in closed if other is not call]):
+            self._close_calls(others)
+        if opened and call is not None:
+            self._open_tool(call)
+        if update is not None and envelope.kind is not _TOOL_CALL:
+            self._event(update, call)
+        if call is not None and call in closed:
+            reason_text = envelope.payload.get("reason")
+            self._close_calls([call], detail=reason_text if isinstance(reason_text, str) else None)
+
+    def _event(self, update: ProgressUpdate, call: CallRecord | None) -> None:
+        envelope = update.envelope
+        name = conv.EVENT_TEXT if update.degraded else _EVENT_NAMES[envelope.kind]
+        attributes: dict[str, Any] = {}
+        if not update.degraded:
+            if _int64(envelope.seq):
+                attributes[conv.SEQ] = envelope.seq
+            if envelope.stream_key is not None:
+                attributes[conv.STREAM_KEY] = self._name(envelope.stream_key)
+        else:
+            attributes[conv.DEGRADED] = True
+        text = update.fallback if update.degraded else envelope.content or ""
+        attributes[conv.CONTENT_SIZE] = utf8_size(text)
+        stream = None if update.degraded else (envelope.kind, envelope.stream_key)
+        tool = self._tools.get(id(call)) if call is not None else None
+        if self._capture_content:
+            self._content(attributes, text, stream)
+            kind = Kind.TEXT if update.degraded else envelope.kind
+            if tool is not None:
+                if kind is Kind.TEXT or kind is Kind.TOOL_OUTPUT_APPEND:
+                    tool.result.add(PART_TEXT, attributes[conv.CONTENT])
+            elif kind in _OUTPUT_PARTS:
+                self._output.add(_OUTPUT_PARTS[kind], attributes[conv.CONTENT])
+        (tool.events if tool is not None else self._span_events).add(name, attributes)
+
+    def _safe_text(self, text: str, stream: _Stream | None = None) -> tuple[str, bool, bool]:
+        """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
+
+        Text that fits in an envelope is redacted whole (see `redacted`); a piece of a
+        stream (kind, stream key) with the stream's pieces before it in mind.
+        """
+        redactor: Redacts = self._config.redactor if stream is None else self._stream(stream)
+        text, cut, masked = redacted(text, self._config.content_max_length, redactor)
+        return text, cut, masked > 0
+
+    def _stream(self, stream: _Stream) -> StreamRedactor:
+        found = self._streams.get(stream)
+        if found is None:
+            found = self._streams[stream] = StreamRedactor(self._config.redactor)
+        return found
+
+    def _content(
+        self, attributes: dict[str, Any], text: str, stream: _Stream | None = None
+    ) -> None:
+        if self._own_texts and MASK not in text and redacted_by(text) is DEFAULT_REDACTOR:
+            # Our own emitter put this very text through the built-in patterns a moment ago and
+            # masked nothing in it. Masking is idempotent (tests/otel/test_sampling.py checks it
+            # on the credential corpus), so a second scan would find nothing either.
+            text, cut = bounded(text, self._config.content_max_length)
+            if stream is not None:
+                self._stream(stream).passed(text)
+        else:
+            text, cut, masked = self._safe_text(text, stream)
+            if masked:
+                self._counts.outcome(conv.OUTCOME_REDACTED)
+        attributes[conv.CONTENT] = text
+        if cut:
+            attributes[conv.CONTENT_TRUNCATED] = True
+
+    # -- tool spans ----------------------------------------------------------------------------
+
+    def _open_tool(self, call: CallRecord) -> None:
+        tool = self._name(call.tool) if call.tool else "unknown"
+        # The callee announced its own span of this call: this one mirrors it (see announce.py).
+        view = None if self._callee else self._assembler.last_event  # the event being fed
+        callee_span = None if view is None else announced(view.message)
+        counted = callee_span is None
+        if self._unsampled_tool is not None:
+            # Only the duration metric needs the call, and the callee's announcement (so the
+            # caller does not count it again). Nothing is made current: the turn's span, current
+            # already, carries the same unsampled context.
+            self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2, counted=counted)
+            if self._callee:
+                self.announcement = self._unsampled_tool.get_span_context()
+            return
+        attributes: dict[str, Any] = {}
+        if counted:
+            attributes[conv.GEN_AI_OPERATION_NAME] = conv.OPERATION_EXECUTE_TOOL
+            attributes[conv.GEN_AI_TOOL_NAME] = tool
+        else:
+            attributes[conv.MIRROR] = True
+            attributes[conv.MIRROR_TOOL_NAME] = tool
+        attributes[conv.OBSERVER] = self._observer
+        if _int64(call.first_seq):
+            attributes[conv.SEQ_FIRST] = call.first_seq
+        if call.tool_call_id:
+            call_id = self._name(call.tool_call_id)
+            attributes[conv.GEN_AI_TOOL_CALL_ID if counted else conv.MIRROR_TOOL_CALL_ID] = call_id
+        if call.stream_key is not None:
+            attributes[conv.STREAM_KEY] = self._name(call.stream_key)
+        if call.dialect is not None:
+            attributes[conv.DIALECT] = call.dialect
+        if self._task_id is not None:
+            attributes[conv.A2A_TASK_ID] = self._task_id
+        if self._context_id is not None:
+            attributes[conv.GEN_AI_CONVERSATION_ID] = self._context_id
+        span = self._tracer.start_span(
+            f"{conv.TOOL_SPAN_PREFIX} {tool}",
+            context=self._context,
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            links=None if callee_span is None else [Link(callee_span)],
+        )
+        if self._config.pending_spans:
+            mark_pending(self._tracer, span, tool, attributes)
+            if self._bridge.pending_export is not None:
+                self._bridge.pending_export.nudge(self._observer)
+        if self._callee:
+            self.announcement = span.get_span_context()
+        opened = ToolSpan(span, tool, self._config.max_events_per_span, counted=counted)
+        opened.first_seq = call.first_seq
+        self._tools[id(call)] = opened
+        if self._opened is None:
+            self._opened = [opened]
+        else:
+            self._opened.append(opened)
+
+    def _close_calls(
+        self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
+    ) -> None:
+        """End the spans of calls the assembler has closed (each carries its end reason)."""
+        for call in calls:
+            tool = self._tools.pop(id(call), None)
+            if tool is None:
+                continue
+            tool.is_open = False
+            end_reason = call.end_reason or EndReason.STREAM_CLOSED
+            reason = end_reason._value_
+            error = failed or end_reason in _ERROR_REASONS
+            if self._recording:
+                tool.end(
+                    self._closing(tool, call, reason, error),
+                    self._description(error, reason, detail),
+                )
+            if tool.counted:
+                self._metrics.record_duration(
+                    time.monotonic() - tool.started,
+                    tool=tool.name,
+                    observer=self._observer,
+                    end_reason=reason,
+                    error_type=reason if error else None,
+                    agent=self.agent_name,
+                )
+
+    def _description(self, error: bool, reason: str, detail: str | None) -> str | None:
+        """A failed tool span's status description: the abort reason (redacted), else the end
+        reason; None when it did not fail."""
+        if not error:
+            return None
+        return peer_name(detail, self._config.redactor) if detail else reason
+
+    def _closing(
+        self, tool: ToolSpan, call: CallRecord, reason: str, error: bool
+    ) -> dict[str, Any]:
+        """The attributes a tool span ends with."""
+        attributes: dict[str, Any] = {}
+        if _int64(call.last_seq):
+            attributes[conv.SEQ_LAST] = call.last_seq
+        # Set at the start; again only if a late start has lowered it since.
+        if call.first_seq != tool.first_seq and _int64(call.first_seq):
+            attributes[conv.SEQ_FIRST] = call.first_seq
+        attributes[conv.END_REASON] = reason
+        if error:
+            attributes[conv.ERROR_TYPE] = reason
+        if self._capture_content:
+            result = tool_call_result(tool.result, self._config.content_max_length)
+            if result is not None:
+                attributes[conv.GEN_AI_TOOL_CALL_RESULT] = result
+        return attributes
