@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from a2a_progress.redaction.anchors import Anchors, first_matches
 from a2a_progress.redaction.evidence import looks_random, password_like
 from a2a_progress.redaction.values import MASK, NAME_WORDS, NOT_A_SECRET, NOT_A_VALUE_NAME
 
@@ -125,7 +126,7 @@ _TRIGGERS: Final = (
 
 
 def _value_span(match: re.Match[str]) -> tuple[str, int, int] | None:
-    for group in _VALUE_GROUPS:
+    for group in _SINGLE_GROUPS.get(match.re, _VALUE_GROUPS):
         start = match.start(group)
         if start != -1:
             return group, start, match.end(group)
@@ -152,14 +153,86 @@ def possible(lowered: str) -> bool:
     return any(trigger in lowered for trigger in _TRIGGERS)
 
 
+# Where a shape can start, from the words it holds (see `anchors`): a name holding a credential
+# word starts its run of name characters (at most 80 before the word, plus the longest prefix
+# of a "..._key" word), or the quote before it, or its line (a block scalar); SQL's keyword, a
+# call's name and a flag's dashes are at most 60 and 32 characters before their word; a
+# sibling's field name is the word or the quote or "<" before it; "user/password@" is found
+# back from its "@".
+_NAME_PARTS: Final = (
+    "pass", "pwd", "secret", "credential", "sess", "bearer", "token", "key", "auth", "signature",
+)  # fmt: skip
+_CALL_WORDS: Final = ("pass", "credential", "secret", "auth", "token", "securestring")
+_SQL_WORDS: Final = ("pass", "identified", "secret", "token", "set")
+_NAME_BACK: Final = 80 + 20
+_SINGLES: Final = tuple(re.compile(f"(?P<{name}>{pattern})") for name, pattern in _SHAPES)
+_SINGLE_GROUPS: Final = {
+    single: tuple(group for group in single.groupindex if group.endswith(("_val", "_uval")))
+    for single in _SINGLES
+}
+_BLANK, _SQL, _NAMEPAIR, _CALL, _SIBLING, _BLOCK, _PIPE, _FLAG, _SLASH = range(len(_SHAPES))
+_CALL_RUN: Final = re.compile(r"[\w.$:-]*")
+_FLAG_RUN: Final = re.compile(r"[\w-]*")
+_SLASH_VALUE: Final = re.compile(r"[^\s/@:\"']*")
+
+
+def _starts(anchors: Anchors) -> set[tuple[int, int]]:
+    """``(position, shape)`` pairs where a shape (its index in ``_SHAPES``) may start."""
+    starts: set[tuple[int, int]] = set()
+    add = starts.add
+    text = anchors.text
+    for word in _NAME_PARTS:
+        for at in anchors.hits(word):
+            run = anchors.run_start(at, _NAME_BACK)
+            add((run, _BLANK))
+            if run and text[run - 1] in "\"'":
+                add((run - 1, _NAMEPAIR))
+            add((anchors.line_start(run), _BLOCK))
+    for word in _SQL_WORDS:
+        for at in anchors.hits(word):
+            add((at, _SQL))
+    for word in _CALL_WORDS:
+        for at in anchors.hits(word):
+            run = anchors.run_start(at, 61, _CALL_RUN)
+            add((run, _CALL))
+            for i in range(run, at):
+                if text[i] in ".:-":
+                    add((i + 1, _CALL))
+    for word in ("name", "key", "parameter"):
+        for at in anchors.hits(word):
+            add((at, _SIBLING))
+            if at:
+                add((at - 1, _SIBLING))
+    for word in ("echo", "printf"):
+        for at in anchors.hits(word):
+            add((at, _PIPE))
+    for at in anchors.hits("-p"):
+        add((at, _FLAG))
+    for word in ("pw", "pass"):
+        for at in anchors.hits(word):
+            for i in range(anchors.run_start(at, 33, _FLAG_RUN), at):
+                if text[i] == "-":
+                    add((i, _FLAG))
+    for at in anchors.hits("@"):
+        value = anchors.run_start(at, 129, _SLASH_VALUE)
+        if value and text[value - 1] == "/":
+            add((anchors.run_start(value - 1, 65), _SLASH))
+    return starts
+
+
 def mask_in_context(text: str) -> tuple[str, int]:
     """``text`` with the values of these shapes masked, and how many were."""
-    if not possible(text.lower()):
+    lowered = text.lower()
+    if not possible(lowered):
         return text, 0
+    anchors = Anchors(text, lowered)
+    found_all = (
+        first_matches(_SINGLES, text, _starts(anchors)) if anchors.exact else REGEX.finditer(text)
+    )
     pieces: list[str] = []
     last = 0
     count = 0
-    for match in REGEX.finditer(text):
+    for match in found_all:
         found = _value_span(match)
         if found is None:
             continue

@@ -10,17 +10,19 @@ own (a credential word, an escape sign, a word of 20 characters or more).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
 from a2a_progress.redaction import context, decoding, gitleaks, prescan, unlabelled
+from a2a_progress.redaction.anchors import Anchors, first_matches
 from a2a_progress.redaction.patterns import (
     BUILTIN_PATTERNS,
     COMMAND_PATTERNS,
     TOKEN_SHAPES,
     TOKEN_START,
 )
+from a2a_progress.redaction.starts import ORDER, pattern_starts
 from a2a_progress.redaction.values import MASK
 
 __all__ = ["DEFAULT_REDACTOR", "Redactor"]
@@ -37,6 +39,7 @@ _KEEPS_ARGUMENTS: Final = frozenset({"tool_password"})
 # so the arguments of a command before it may now reach its secret's flag: scan again.
 _PARTS_ARGUMENTS: Final = re.compile(r"[<>|;&\r\n]")
 
+_LAST_COMMON: Final = ORDER.index("tokens")
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
 
 
@@ -68,7 +71,9 @@ class Redactor:
         'see [REDACTED]'
     """
 
-    __slots__ = ("_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex", "_rules")
+    __slots__ = (
+        "_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex", "_rules", "_singles",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -84,6 +89,11 @@ class Redactor:
         # Every pattern, and all but the command patterns (for text without their literals).
         self._regex = re.compile("|".join([*common, _named(COMMAND_PATTERNS)]))
         self._common_regex = re.compile("|".join(common))
+        # Each alternative alone, in starts.ORDER: tried only where it can start.
+        singles = {name: re.compile(_named([(name, pattern)])) for name, pattern in
+                   (*BUILTIN_PATTERNS, *COMMAND_PATTERNS)}  # fmt: skip
+        singles["tokens"] = re.compile(f"{TOKEN_START}(?:{_named(TOKEN_SHAPES)})")
+        self._singles = tuple(singles[name] for name in ORDER)
         self._keep_groups = {
             name: f"{name}_keep"
             for name, pattern in (*BUILTIN_PATTERNS, *COMMAND_PATTERNS, *extras)
@@ -226,7 +236,31 @@ class Redactor:
                 )
             return replacement
 
-        return regex.sub(replace, text), counted, glued
+        return self._substituted(regex, replace, text), counted, glued
+
+    def _substituted(
+        self, regex: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str
+    ) -> str:
+        """``regex.sub(replace, text)``; for the built-in patterns, tried only where one of
+        them can start (`starts.pattern_starts`)."""
+        if self._always_scan:
+            return regex.sub(replace, text)
+        anchors = Anchors(text, text.lower())
+        if not anchors.exact:
+            return regex.sub(replace, text)
+        starts = pattern_starts(anchors)
+        if regex is self._common_regex:  # not the command patterns, last in ORDER
+            starts = {start for start in starts if start[1] <= _LAST_COMMON}
+        pieces: list[str] = []
+        last = 0
+        for match in first_matches(self._singles, text, starts):
+            pieces.append(text[last : match.start()])
+            pieces.append(replace(match))
+            last = match.end()
+        if not pieces:
+            return text
+        pieces.append(text[last:])
+        return "".join(pieces)
 
 
 def _may_hide(regex: re.Pattern[str], text: str, begin: int, start: int) -> bool:
