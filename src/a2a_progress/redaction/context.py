@@ -220,14 +220,18 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
     return starts
 
 
-def mask_in_context(text: str) -> tuple[str, int]:
-    """``text`` with the values of these shapes masked, and how many were."""
+def mask_in_context(text: str, *, scan_all: bool = False) -> tuple[str, int]:
+    """``text`` with the values of these shapes masked, and how many were. ``scan_all``
+    tries the shapes at every position rather than only where one can start (the same
+    result, slower: for tests)."""
     lowered = text.lower()
     if not possible(lowered):
         return text, 0
     anchors = Anchors(text, lowered)
     found_all = (
-        first_matches(_SINGLES, text, _starts(anchors)) if anchors.exact else REGEX.finditer(text)
+        first_matches(_SINGLES, text, _starts(anchors))
+        if anchors.exact and not scan_all
+        else REGEX.finditer(text)
     )
     pieces: list[str] = []
     last = 0
