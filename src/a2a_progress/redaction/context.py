@@ -174,25 +174,49 @@ _BLANK, _SQL, _NAMEPAIR, _CALL, _SIBLING, _BLOCK, _PIPE, _FLAG, _SLASH = range(l
 _CALL_RUN: Final = re.compile(r"[\w.$:-]*")
 _FLAG_RUN: Final = re.compile(r"[\w-]*")
 _SLASH_VALUE: Final = re.compile(r"[^\s/@:\"']*")
+# What must follow a credential's name (its run of name characters, whole) for a shape: a quote
+# (a name pair), blanks or a table rule after an optional quote (blank), ":" (a block scalar);
+# and a call's name then "(" or a quoted argument.
+_NAME_END: Final = re.compile(r"[\w.-]*")
+_QUOTES: Final = ('"', "'")
+_BLANK_AFTER: Final = " \t|\u2502"
+_BLOCK_AFTER: Final = re.compile(r"[\"']?[ \t]*:")
+_CALL_AFTER: Final = re.compile(r"\w{0,44}+(?:[ \t]*=[ \t]*)?(?:\(|[ \t]+[\"'])")
+
+
+def _word_char(char: str) -> bool:
+    """``\\w``, or the start or end of the text (``""``)."""
+    return char.isalnum() or char == "_"
 
 
 def _starts(anchors: Anchors) -> set[tuple[int, int]]:
-    """``(position, shape)`` pairs where a shape (its index in ``_SHAPES``) may start."""
+    """``(position, shape)`` pairs where a shape (its index in ``_SHAPES``) may start. A pair
+    is left out when the characters around its word already rule the shape out (what must
+    follow a name, a look-behind), so that fewer are tried."""
     starts: set[tuple[int, int]] = set()
     add = starts.add
     text = anchors.text
     for word in _NAME_PARTS:
         for at in anchors.hits(word):
             run = anchors.run_start(at, _NAME_BACK)
-            add((run, _BLANK))
-            if run and text[run - 1] in "\"'":
+            end = _NAME_END.match(text, at).end()  # type: ignore[union-attr]
+            after = text[end : end + 1]
+            if after in _QUOTES:
                 add((run - 1, _NAMEPAIR))
-            add((anchors.line_start(run), _BLOCK))
+                after = text[end + 1 : end + 2]
+            if after and after in _BLANK_AFTER:
+                add((run, _BLANK))
+            if _BLOCK_AFTER.match(text, end):
+                add((anchors.line_start(run), _BLOCK))
     for word in _SQL_WORDS:
         for at in anchors.hits(word):
-            add((at, _SQL))
+            before = text[at - 1 : at] if at else ""
+            if not (_word_char(before) or (before in "\"'-" and before)):
+                add((at, _SQL))
     for word in _CALL_WORDS:
         for at in anchors.hits(word):
+            if not _CALL_AFTER.match(text, at):
+                continue
             run = anchors.run_start(at, 61, _CALL_RUN)
             add((run, _CALL))
             for i in range(run, at):
@@ -200,8 +224,10 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
                     add((i + 1, _CALL))
     for word in ("name", "key", "parameter"):
         for at in anchors.hits(word):
-            add((at, _SIBLING))
-            if at:
+            before = text[at - 1 : at] if at else ""
+            if not (_word_char(before) or before == "-"):
+                add((at, _SIBLING))
+            if before and before in "\"'<":
                 add((at - 1, _SIBLING))
     for word in ("echo", "printf"):
         for at in anchors.hits(word):

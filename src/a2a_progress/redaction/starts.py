@@ -109,7 +109,6 @@ def pattern_starts(anchors: Anchors) -> set[tuple[int, int]]:
     starts: set[tuple[int, int]] = set()
     add = starts.add
     text = anchors.text
-    lowered = anchors.lowered
     index = _INDEX
     for name, word, offsets in _AT:
         pattern = index[name]
@@ -131,20 +130,8 @@ def pattern_starts(anchors: Anchors) -> set[tuple[int, int]]:
     url_credentials = index["url_credentials"]
     for at in anchors.hits("://"):
         add((anchors.whole_run_start(at, _SCHEME_RUN), url_credentials))
-    pair, flag, xml = index["secret_pair"], index["cli_flag"], index["xml_element"]
-    for word in _NAME_PARTS:
-        for at in anchors.hits(word):
-            add((anchors.whole_run_start(at, _PAIR_RUN), pair))
-            start = anchors.whole_run_start(at, _FLAG_RUN)
-            if text[start] == "-":
-                add((start, flag))
-            if word == "key" and at:
-                for prefix in _KEY_PREFIXES:
-                    if lowered.endswith(prefix, 0, at):
-                        add((at - len(prefix), pair))
-            start = anchors.run_start(at, 46, _XML_RUN)
-            if start and text[start - 1] == "<":
-                add((start - 1, xml))
+    _name_starts(anchors, starts)
+    flag = index["cli_flag"]
     for at in anchors.hits("cookie"):
         start = anchors.whole_run_start(at, _FLAG_RUN)
         if text[start] == "-":
@@ -173,3 +160,30 @@ def pattern_starts(anchors: Anchors) -> set[tuple[int, int]]:
             if value and text[value - 1] == "=":
                 add((anchors.run_start(value - 1, 257, _COOKIE_NAME_RUN), cookie))
     return starts
+
+
+def _name_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
+    """A credential word's: a pair's name, a flag, "api key", an XML element."""
+    add = starts.add
+    text = anchors.text
+    lowered = anchors.lowered
+    pair, flag, xml = _INDEX["secret_pair"], _INDEX["cli_flag"], _INDEX["xml_element"]
+    for word in _NAME_PARTS:
+        for at in anchors.hits(word):
+            start = anchors.whole_run_start(at, _PAIR_RUN)
+            add((start, pair))
+            # The flag's run is the name's after its last ".".
+            flag_start = text.rfind(".", start, at) + 1 or start
+            if text[flag_start] == "-":
+                add((flag_start, flag))
+            if word == "key" and at and text[at - 1] == " ":
+                for prefix in _KEY_PREFIXES:
+                    if lowered.endswith(prefix, 0, at):
+                        add((at - len(prefix), pair))
+            # An element's name is the name's run, or longer with a ":" before it.
+            before = text[start - 1 : start]
+            if before == ":":
+                start = anchors.run_start(at, 46, _XML_RUN)
+                before = text[start - 1 : start]
+            if before == "<" and at - start <= 46:
+                add((start - 1, xml))
