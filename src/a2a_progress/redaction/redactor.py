@@ -1,10 +1,12 @@
 """The `Redactor`: every pass of the package, in order, over one text.
 
 The package's docstring (`a2a_progress.redaction`) is the decision procedure; this module runs
-it. The vendor-shape and label patterns are compiled into one alternation, so a text is scanned
-once for them however many there are, and a literal pre-scan (`prescan.py`) skips that scan for
-text that cannot hold any; the context, decoding and randomness passes have cheap gates of their
-own (a credential word, an escape sign, a word of 20 characters or more).
+it. A literal pre-scan (`prescan.py`) skips the vendor-shape and label patterns for text that
+cannot hold any; otherwise each pattern is tried alone, only at the positions where one of its
+literals says a match can start (`starts.py`, `anchors.py`), in the order of their alternation,
+which finds exactly what the alternation's scan of every position finds. The context pass is
+run the same way, and the decoding and randomness passes have cheap gates of their own (an
+escape sign, a word of 20 characters or more).
 """
 
 from __future__ import annotations
