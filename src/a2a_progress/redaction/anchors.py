@@ -39,13 +39,15 @@ class Anchors:
         )
         self._last_run: dict[re.Pattern[str], tuple[int, int]] = {}
 
-    def hits(self, word: str) -> Iterator[int]:
+    def hits(self, word: str) -> list[int]:
         """Every position of ``word`` (lower case) in the lowered text."""
-        lowered = self.lowered
-        at = lowered.find(word)
+        find = self.lowered.find
+        at = find(word)
+        found: list[int] = []
         while at != -1:
-            yield at
-            at = lowered.find(word, at + 1)
+            found.append(at)
+            at = find(word, at + 1)
+        return found
 
     def run_start(self, at: int, limit: int, run: re.Pattern[str] = _NAME_RUN) -> int:
         """The first position of the run of ``run``'s characters that ends at ``at``, at most

@@ -177,7 +177,8 @@ _SLASH_VALUE: Final = re.compile(r"[^\s/@:\"']*")
 # What must follow a credential's name (its run of name characters, whole) for a shape: a quote
 # (a name pair), blanks or a table rule after an optional quote (blank), ":" (a block scalar);
 # and a call's name then "(" or a quoted argument.
-_NAME_END: Final = re.compile(r"[\w.-]*")
+_NAME_MAX: Final = 80
+_NAME_END: Final = re.compile(rf"[\w.-]{{0,{_NAME_MAX + 1}}}")
 _QUOTES: Final = ('"', "'")
 _BLANK_AFTER: Final = " \t|\u2502"
 _BLOCK_AFTER: Final = re.compile(r"[\"']?[ \t]*:")
@@ -200,6 +201,8 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
         for at in anchors.hits(word):
             run = anchors.run_start(at, _NAME_BACK)
             end = _NAME_END.match(text, at).end()  # type: ignore[union-attr]
+            if end - run > _NAME_MAX:
+                continue  # a name of more than 80 characters is followed by one of its own
             after = text[end : end + 1]
             if after in _QUOTES:
                 add((run - 1, _NAMEPAIR))

@@ -41,7 +41,6 @@ _KEEPS_ARGUMENTS: Final = frozenset({"tool_password"})
 # so the arguments of a command before it may now reach its secret's flag: scan again.
 _PARTS_ARGUMENTS: Final = re.compile(r"[<>|;&\r\n]")
 
-_LAST_COMMON: Final = ORDER.index("tokens")
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
 
 
@@ -250,9 +249,8 @@ class Redactor:
         anchors = Anchors(text, text.lower())
         if not anchors.exact:
             return regex.sub(replace, text)
-        starts = pattern_starts(anchors)
-        if regex is self._common_regex:  # not the command patterns, last in ORDER
-            starts = {start for start in starts if start[1] <= _LAST_COMMON}
+        # The common regex leaves out the command patterns.
+        starts = pattern_starts(anchors, commands=regex is not self._common_regex)
         pieces: list[str] = []
         last = 0
         for match in first_matches(self._singles, text, starts):

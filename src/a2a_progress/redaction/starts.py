@@ -62,13 +62,30 @@ _AT: Final = (
     ("config_attribute", 'key="', (0,)),
     ("config_attribute", 'name="', (0,)),
     ("bearer", "bearer", (0,)),
+    # COMMAND_PATTERNS (only for a text the pre-scan says may hold one)
     *(("tool_password", word, (0,)) for word in ("psk", "presharedkey")),
-    *(("config_directive", word, (0,)) for word in ("bindpw", "rootpw", "requirepass",
-                                                      "masterauth", "olcrootpw:")),
     ("session_cookie", "__host-", (0,)),
     ("session_cookie", "__secure-", (0,)),
     ("session_cookie", "sid=", (0, 5, 8)),
 )  # fmt: skip
+_FIRST_COMMAND: Final = len(BUILTIN_PATTERNS) + 1
+_Gated = tuple[tuple[str, tuple[tuple[int, str, tuple[int, ...]], ...]], ...]
+
+
+def _gated(
+    entries: tuple[tuple[str, str, tuple[int, ...]], ...],
+) -> tuple[tuple[str, tuple[tuple[int, str, tuple[int, ...]], ...]], ...]:
+    """The entries grouped under a character of their literal that text often lacks (or "",
+    none), so that a text without it skips the group's searches."""
+    groups: dict[str, list[tuple[int, str, tuple[int, ...]]]] = {}
+    for name, word, offsets in entries:
+        gate = next((char for char in "$~=_/:.-" if char in word), "")
+        groups.setdefault(gate, []).append((_INDEX[name], word, offsets))
+    return tuple((gate, tuple(group)) for gate, group in groups.items())
+
+
+_COMMON_AT: Final = _gated(tuple(e for e in _AT if _INDEX[e[0]] < _FIRST_COMMAND))
+_COMMAND_AT: Final = _gated(tuple(e for e in _AT if _INDEX[e[0]] >= _FIRST_COMMAND))
 # "api key", "access key" …: the word before the credential word.
 _KEY_PREFIXES: Final = ("api ", "access ", "secret ", "private ", "account ", "auth ")
 # Twilio's "AC"/"SK" + 32 hex digits: the literal is common, the hex run after it is not.
@@ -103,19 +120,30 @@ _COOKIE_ATTRIBUTE: Final = re.compile(
 )
 
 
-def pattern_starts(anchors: Anchors) -> set[tuple[int, int]]:
+def _literal_starts(anchors: Anchors, starts: set[tuple[int, int]], gated: _Gated) -> None:
+    add = starts.add
+    lowered = anchors.lowered
+    for gate, group in gated:
+        if gate and gate not in lowered:
+            continue
+        for pattern, word, offsets in group:
+            if word not in lowered:
+                continue
+            for at in anchors.hits(word):
+                for offset in offsets:
+                    if at >= offset:
+                        add((at - offset, pattern))
+
+
+def pattern_starts(anchors: Anchors, *, commands: bool) -> set[tuple[int, int]]:
     """``(position, pattern)`` pairs of ``anchors``' text where a built-in pattern (its index
-    in `ORDER`) may start: every pair where one does."""
+    in `ORDER`) may start: every pair where one does; the command patterns' only with
+    ``commands``."""
     starts: set[tuple[int, int]] = set()
     add = starts.add
     text = anchors.text
     index = _INDEX
-    for name, word, offsets in _AT:
-        pattern = index[name]
-        for at in anchors.hits(word):
-            for offset in offsets:
-                if at >= offset:
-                    add((at - offset, pattern))
+    _literal_starts(anchors, starts, _COMMON_AT)
     tokens = index["tokens"]
     for twilio in _TWILIO.finditer(text):
         add((twilio.start(), tokens))
@@ -136,6 +164,17 @@ def pattern_starts(anchors: Anchors) -> set[tuple[int, int]]:
         start = anchors.whole_run_start(at, _FLAG_RUN)
         if text[start] == "-":
             add((start, flag))
+    if commands:
+        _command_starts(anchors, starts)
+    return starts
+
+
+def _command_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
+    """The command patterns': tool passwords, config directives, .pgpass lines, cookies."""
+    add = starts.add
+    text = anchors.text
+    index = _INDEX
+    _literal_starts(anchors, starts, _COMMAND_AT)
     session = index["session_cookie"]
     for at in anchors.hits("session"):
         add((anchors.whole_run_start(at, _PAIR_RUN), session))
@@ -159,7 +198,6 @@ def pattern_starts(anchors: Anchors) -> set[tuple[int, int]]:
             value = anchors.run_start(anchors.run_start(at, at, _PADDING), 4097, _COOKIE_VALUE)
             if value and text[value - 1] == "=":
                 add((anchors.run_start(value - 1, 257, _COOKIE_NAME_RUN), cookie))
-    return starts
 
 
 def _name_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
@@ -172,8 +210,7 @@ def _name_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
         for at in anchors.hits(word):
             start = anchors.whole_run_start(at, _PAIR_RUN)
             add((start, pair))
-            # The flag's run is the name's after its last ".".
-            flag_start = text.rfind(".", start, at) + 1 or start
+            flag_start = anchors.whole_run_start(at, _FLAG_RUN)
             if text[flag_start] == "-":
                 add((flag_start, flag))
             if word == "key" and at and text[at - 1] == " ":
