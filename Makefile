@@ -22,9 +22,11 @@ LOWEST_DESELECT := --deselect 'tests/otel/test_dead_collector.py::test_turns_com
 # multi-turn tasks, and mixed lines in one trace. 0.3.26 is both the lowest and the newest 0.3
 # release the code supports.
 SDK03_VENV := .venv-sdk03
-SDK03_STAMP := $(SDK03_VENV)/.installed
+SDK03_STAMP := $(SDK03_VENV)/.installed-strands
 SDK03_REQUIREMENT := a2a-sdk[http-server,grpc]==0.3.26
-SDK03_TESTS := tests/sdk03 tests/test_sdk_seam.py tests/test_envelope_properties.py
+# Strands' own A2A server runs here too (tests/frameworks): it pins a2a-sdk 0.3.
+STRANDS_REQUIREMENT := strands-agents[a2a]==1.61.*
+SDK03_TESTS := tests/sdk03 tests/frameworks tests/test_sdk_seam.py tests/test_envelope_properties.py
 
 # a2a-progress installed beside google-adk's A2A extra (which caps OpenTelemetry at 1.44);
 # its real-ADK tests (marker `adk`) run only here.
@@ -119,8 +121,8 @@ $(ADK_STAMP): pyproject.toml
 $(SDK03_STAMP): pyproject.toml
 	rm -rf $(SDK03_VENV)
 	$(PYTHON) -m venv $(SDK03_VENV)
-	$(SDK03_VENV)/bin/python -m pip install $(PIP_FLAGS) -e . '$(SDK03_REQUIREMENT)' \
-		'opentelemetry-sdk>=1.39,<2' 'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' \
+	$(SDK03_VENV)/bin/python -m pip install $(PIP_FLAGS) -e '.[cli]' '$(SDK03_REQUIREMENT)' \
+		'$(STRANDS_REQUIREMENT)' 'opentelemetry-sdk>=1.39,<2' 'pytest>=8,<10' 'pytest-asyncio>=1.0,<2' 'pytest-timeout>=2.3,<3' \
 		'hypothesis>=6.100,<7' 'opentelemetry-distro>=0.60b0,<1' \
 		'opentelemetry-exporter-otlp>=1.39,<2' 'uvicorn>=0.30,<1'
 	touch $(SDK03_STAMP)
@@ -128,9 +130,9 @@ $(SDK03_STAMP): pyproject.toml
 # Then mixed lines from the 1.x venv: a 1.x caller and the 1.x CLI against a 0.3 callee process.
 test-sdk03: $(SDK03_STAMP) $(STAMP)
 	$(SDK03_VENV)/bin/python -m pip check
-	$(SDK03_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(a2a-sdk|opentelemetry-sdk)='
+	$(SDK03_VENV)/bin/python -m pip list --format=freeze | grep -iE '^(a2a-sdk|opentelemetry-sdk|strands-agents)='
 	$(SDK03_VENV)/bin/pytest -p no:cacheprovider $(SDK03_TESTS)
-	$(BIN)/pytest -p no:cacheprovider tests/sdk03/test_mixed_lines.py
+	$(BIN)/pytest -p no:cacheprovider tests/sdk03/test_mixed_lines.py tests/frameworks/test_strands_watch.py
 
 test-adk: $(ADK_STAMP)
 	$(ADK_VENV)/bin/python -m pip check
