@@ -6,7 +6,9 @@ make test-sdk03 builds and then runs this file with), each in its own process un
 Every tool call is an ``execute_tool`` span on both sides, in the caller's trace; the callee's
 tool spans sit under its execution span, which the caller's call span parents; the callee's
 spans reach the receiver after SIGTERM (the instrumentor's flush). Then the 1.x command line
-watches the same 0.3 agent over the wire."""
+watches the same 0.3 agent over the wire. And the reverse chain: a caller on 0.3
+(tests/sdk03/caller_03.py in .venv-sdk03) asks the README's callee on 1.x (examples/callee.py,
+this virtualenv), one trace again."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +58,19 @@ def free_port() -> int:
         return port
 
 
+def callee_03(env: dict[str, str]) -> AbstractContextManager[str]:
+    """examples/sdk03_callee.py on a2a-sdk 0.3 under opentelemetry-instrument; its URL."""
+    return callee(V03_BIN, "sdk03_callee.py", env)
+
+
 @contextmanager
-def callee_03(env: dict[str, str]) -> Iterator[str]:
-    """examples/sdk03_callee.py on a2a-sdk 0.3 under opentelemetry-instrument; its URL. Stopped
-    with SIGTERM."""
+def callee(bin_dir: Path, example: str, env: dict[str, str]) -> Iterator[str]:
+    """examples/``example`` run by ``bin_dir``'s python under opentelemetry-instrument; its URL.
+    Stopped with SIGTERM."""
     port = free_port()
     process = subprocess.Popen(
-        [str(V03_BIN / "opentelemetry-instrument"), str(V03_BIN / "python"),
-         str(ROOT / "examples" / "sdk03_callee.py"), "--port", str(port)],
+        [str(bin_dir / "opentelemetry-instrument"), str(bin_dir / "python"),
+         str(ROOT / "examples" / example), "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -73,7 +80,7 @@ def callee_03(env: dict[str, str]) -> Iterator[str]:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "the 0.3 callee did not start"
+            assert time.monotonic() < deadline, f"{example} did not start"
             time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/"
     finally:
@@ -133,3 +140,36 @@ def test_the_1x_command_line_watches_a_0_3_agent() -> None:
     assert "tool done: ci_status [call-1]" in watch.stdout
     assert "tool aborted: dashboard [call-2]" in watch.stdout
     assert "The deploy is blocked: CI is red (2 failing tests)." in watch.stdout
+
+
+def test_a_0_3_caller_and_a_1x_callee_share_one_trace() -> None:
+    from a2a_progress.otlp import OtlpReceiver
+
+    with OtlpReceiver() as receiver:
+        endpoint = receiver.http_endpoint
+        with callee(V1_BIN, "callee.py", otel(endpoint, "callee-1.x")) as url:
+            caller = subprocess.run(
+                [str(V03_BIN / "opentelemetry-instrument"), str(V03_BIN / "python"),
+                 str(ROOT / "tests" / "sdk03" / "caller_03.py"), url, "Why is the deploy blocked?"],
+                env=otel(endpoint, "caller-0.3") | {"PYTHONPATH": str(ROOT / "tests")},
+                capture_output=True, text=True, timeout=60, check=False,
+            )  # fmt: skip
+            assert caller.returncode == 0, caller.stderr
+            assert "The deploy is blocked" in caller.stdout
+        spans = receiver.wait_for_spans(
+            lambda got: (
+                len(tool_spans(got, "callee-1.x")) == 2 and len(tool_spans(got, "caller-0.3")) == 2
+            ),
+            timeout=30,
+        )
+    callee_tools, caller_tools = tool_spans(spans, "callee-1.x"), tool_spans(spans, "caller-0.3")
+    assert [s.name for s in callee_tools] == ["execute_tool ci_status", "execute_tool dashboard"]
+    assert [s.name for s in caller_tools] == [s.name for s in callee_tools]
+    traces = {s.trace_id for s in [*callee_tools, *caller_tools]}
+    assert len(traces) == 1, [(s.service_name, s.name, s.trace_id[:8]) for s in spans]
+    by_id = {s.span_id: s for s in spans}
+    for tool in callee_tools:  # tool -> the callee's execution span -> the caller's call span
+        execution = by_id[tool.parent_span_id or ""]
+        assert execution.service_name == "callee-1.x"
+        assert execution.kind == "SERVER"
+        assert by_id[execution.parent_span_id or ""].service_name == "caller-0.3"
