@@ -95,39 +95,59 @@ def tool_spans(spans: list[Any], service: str) -> list[Any]:
     )
 
 
-def test_a_1x_caller_and_a_0_3_callee_share_one_trace() -> None:
+# Each direction: (the caller's line, its bin, its script), (the callee's line, bin, example).
+CHAINS = {
+    "1.x caller, 0.3 callee": (
+        ("1.x", V1_BIN, ROOT / "examples" / "caller.py"),
+        ("0.3", V03_BIN, "sdk03_callee.py"),
+    ),
+    "0.3 caller, 1.x callee": (
+        ("0.3", V03_BIN, ROOT / "tests" / "sdk03" / "caller_03.py"),
+        ("1.x", V1_BIN, "callee.py"),
+    ),
+}
+
+
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_a_caller_and_a_callee_on_other_lines_share_one_trace(chain: str) -> None:
     from a2a_progress.otlp import OtlpReceiver  # 1.x only: imported once the skip is decided
 
+    (caller_line, caller_bin, script), (callee_line, callee_bin, example) = CHAINS[chain]
+    caller_service, callee_service = f"caller-{caller_line}", f"callee-{callee_line}"
     with OtlpReceiver() as receiver:
         endpoint = receiver.http_endpoint
-        with callee_03(otel(endpoint, "callee-0.3")) as url:
+        with callee(callee_bin, example, otel(endpoint, callee_service)) as url:
             caller = subprocess.run(
-                [str(V1_BIN / "opentelemetry-instrument"), str(V1_BIN / "python"),
-                 str(ROOT / "examples" / "caller.py"), url, "Why is the deploy blocked?"],
-                env=otel(endpoint, "caller-1.x"), capture_output=True, text=True, timeout=60,
-                check=False,
+                [str(caller_bin / "opentelemetry-instrument"), str(caller_bin / "python"),
+                 str(script), url, "Why is the deploy blocked?"],
+                env=otel(endpoint, caller_service) | {"PYTHONPATH": str(ROOT / "tests")},
+                capture_output=True, text=True, timeout=60, check=False,
             )  # fmt: skip
             assert caller.returncode == 0, caller.stderr
             assert "The deploy is blocked" in caller.stdout
         # The callee was stopped with SIGTERM: its spans came with the flush.
         spans = receiver.wait_for_spans(
             lambda got: (
-                len(tool_spans(got, "callee-0.3")) == 2 and len(tool_spans(got, "caller-1.x")) == 2
+                len(tool_spans(got, callee_service)) == 2
+                and len(tool_spans(got, caller_service)) == 2
             ),
             timeout=30,
         )
-    callee, caller_tools = tool_spans(spans, "callee-0.3"), tool_spans(spans, "caller-1.x")
-    assert [s.name for s in callee] == ["execute_tool ci_status", "execute_tool dashboard"]
-    assert [s.name for s in caller_tools] == [s.name for s in callee]
-    assert [s.status_code for s in callee] == ["UNSET", "ERROR"]  # dashboard was aborted
-    traces = {s.trace_id for s in [*callee, *caller_tools]}
+    callee_tools, caller_tools = (
+        tool_spans(spans, callee_service),
+        tool_spans(spans, caller_service),
+    )
+    assert [s.name for s in callee_tools] == ["execute_tool ci_status", "execute_tool dashboard"]
+    assert [s.name for s in caller_tools] == [s.name for s in callee_tools]
+    assert [s.status_code for s in callee_tools] == ["UNSET", "ERROR"]  # dashboard was aborted
+    traces = {s.trace_id for s in [*callee_tools, *caller_tools]}
     assert len(traces) == 1, [(s.service_name, s.name, s.trace_id[:8]) for s in spans]
     by_id = {s.span_id: s for s in spans}
-    for tool in callee:  # tool -> the callee's execution span -> the caller's call span
+    for tool in callee_tools:  # tool -> the callee's execution span -> the caller's call span
         execution = by_id[tool.parent_span_id or ""]
-        assert execution.service_name == "callee-0.3"
+        assert execution.service_name == callee_service
         assert execution.kind == "SERVER"
-        assert by_id[execution.parent_span_id or ""].service_name == "caller-1.x"
+        assert by_id[execution.parent_span_id or ""].service_name == caller_service
 
 
 def test_the_1x_command_line_watches_a_0_3_agent() -> None:
@@ -140,36 +160,3 @@ def test_the_1x_command_line_watches_a_0_3_agent() -> None:
     assert "tool done: ci_status [call-1]" in watch.stdout
     assert "tool aborted: dashboard [call-2]" in watch.stdout
     assert "The deploy is blocked: CI is red (2 failing tests)." in watch.stdout
-
-
-def test_a_0_3_caller_and_a_1x_callee_share_one_trace() -> None:
-    from a2a_progress.otlp import OtlpReceiver
-
-    with OtlpReceiver() as receiver:
-        endpoint = receiver.http_endpoint
-        with callee(V1_BIN, "callee.py", otel(endpoint, "callee-1.x")) as url:
-            caller = subprocess.run(
-                [str(V03_BIN / "opentelemetry-instrument"), str(V03_BIN / "python"),
-                 str(ROOT / "tests" / "sdk03" / "caller_03.py"), url, "Why is the deploy blocked?"],
-                env=otel(endpoint, "caller-0.3") | {"PYTHONPATH": str(ROOT / "tests")},
-                capture_output=True, text=True, timeout=60, check=False,
-            )  # fmt: skip
-            assert caller.returncode == 0, caller.stderr
-            assert "The deploy is blocked" in caller.stdout
-        spans = receiver.wait_for_spans(
-            lambda got: (
-                len(tool_spans(got, "callee-1.x")) == 2 and len(tool_spans(got, "caller-0.3")) == 2
-            ),
-            timeout=30,
-        )
-    callee_tools, caller_tools = tool_spans(spans, "callee-1.x"), tool_spans(spans, "caller-0.3")
-    assert [s.name for s in callee_tools] == ["execute_tool ci_status", "execute_tool dashboard"]
-    assert [s.name for s in caller_tools] == [s.name for s in callee_tools]
-    traces = {s.trace_id for s in [*callee_tools, *caller_tools]}
-    assert len(traces) == 1, [(s.service_name, s.name, s.trace_id[:8]) for s in spans]
-    by_id = {s.span_id: s for s in spans}
-    for tool in callee_tools:  # tool -> the callee's execution span -> the caller's call span
-        execution = by_id[tool.parent_span_id or ""]
-        assert execution.service_name == "callee-1.x"
-        assert execution.kind == "SERVER"
-        assert by_id[execution.parent_span_id or ""].service_name == "caller-0.3"
