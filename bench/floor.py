@@ -30,7 +30,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Tracer
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.config import DEFAULT_MAX_EVENTS
+from a2a_progress.otel.config import DEFAULT_CONTENT_MAX_LENGTH, DEFAULT_MAX_EVENTS
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT, Collected, output_messages
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.version import __version__
@@ -94,7 +94,7 @@ class _Side:
         # duration metric: what the bridge does for a turn the sampler dropped.
         self.recording = turn.is_recording()
         # The turn's reasoning and text, for gen_ai.output.messages (content on, as here).
-        self.output = Collected(DEFAULT_MAX_EVENTS)
+        self.output = Collected(DEFAULT_MAX_EVENTS, DEFAULT_CONTENT_MAX_LENGTH)
         self.tool: Span | None = None
         self.tool_token: object | None = None
         self.started = 0.0
@@ -167,7 +167,9 @@ class _Side:
         updates = self.updates
         if self.recording and self.content:
             reply = f"ran {updates // UPDATES_PER_TOOL} tools"  # what the agent completes with
-            messages = output_messages(self.output, reply, TaskState.TASK_STATE_COMPLETED)
+            messages = output_messages(
+                self.output, reply, TaskState.TASK_STATE_COMPLETED, DEFAULT_CONTENT_MAX_LENGTH
+            )
             self.turn.set_attribute(conv.GEN_AI_OUTPUT_MESSAGES, messages or "")
         self.metrics.count_envelopes("accepted", self.observer, updates)
         kinds = (("thinking", updates // 4), ("tool_call", updates // 2), ("text", updates // 4))
