@@ -14,7 +14,14 @@ import sys
 from typing import Final
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
-from support.examples import EXAMPLES, ROOT, TIMEOUT, environment, run_example, serving
+from support.examples import (
+    ROOT,
+    TIMEOUT,
+    environment,
+    run_example,
+    run_script,
+    serving,
+)
 from support.otlp import SDK_SCOPE, bridge_spans
 from support.processes import free_port
 
@@ -83,19 +90,11 @@ def _tools(spans: list[ReceivedSpan], service: str) -> list[ReceivedSpan]:
 
 def test_zero_code_script_makes_one_trace_of_two_services() -> None:
     with OtlpReceiver(grpc_port=None) as receiver:
-        done = subprocess.run(
-            ["sh", str(EXAMPLES / "zero_code.sh"), "Why is the deploy blocked?"],
-            env=environment(
-                OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
-                OTEL_BSP_SCHEDULE_DELAY="100",
-                PORT=str(free_port()),
-            ),
-            capture_output=True,
-            text=True,
-            timeout=2 * TIMEOUT,
-            check=False,
+        done = run_script(
+            "zero_code.sh",
+            "Why is the deploy blocked?",
+            OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
         )
-        assert done.returncode == 0, done.stderr
         assert done.stdout == CALLEE_OUTPUT
         # The script stops the callee on exit; it flushed its spans before it ended.
         spans = receiver.wait_for_spans(

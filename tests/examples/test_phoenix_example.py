@@ -6,13 +6,11 @@ call is one ``execute_tool`` execution, and the failed one says why."""
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Final
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
-from support.examples import EXAMPLES, TIMEOUT, environment
+from support.examples import run_script
 from support.otlp import bridge_spans
-from support.processes import free_port
 
 QUESTION: Final = "Why is the deploy blocked?"
 
@@ -25,19 +23,7 @@ def _complete(spans: list[ReceivedSpan]) -> bool:
 
 def test_phoenix_script_sends_the_genai_view() -> None:
     with OtlpReceiver(grpc_port=None) as receiver:
-        done = subprocess.run(
-            ["sh", str(EXAMPLES / "phoenix.sh"), QUESTION],
-            env=environment(
-                PHOENIX_ENDPOINT=receiver.http_endpoint,
-                OTEL_BSP_SCHEDULE_DELAY="100",
-                PORT=str(free_port()),
-            ),
-            capture_output=True,
-            text=True,
-            timeout=2 * TIMEOUT,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+        run_script("phoenix.sh", QUESTION, PHOENIX_ENDPOINT=receiver.http_endpoint)
         spans = bridge_spans(receiver.wait_for_spans(_complete))
     [invoke] = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "invoke_agent"]
     assert invoke.name == "invoke_agent research"

@@ -15,7 +15,7 @@ from typing import Final
 
 import pytest
 
-from support.processes import without_otel
+from support.processes import free_port, without_otel
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 EXAMPLES: Final = ROOT / "examples"
@@ -39,6 +39,21 @@ def run_example(example: str, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=TIMEOUT,
         check=False,
     )
+
+
+def run_script(script: str, question: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``sh examples/<script> QUESTION`` to its end (two agents: twice the time), as from a
+    user's shell with ``env`` set, each agent exporting every 100 ms; its serving port is free."""
+    done = subprocess.run(
+        ["sh", str(EXAMPLES / script), question],
+        env=environment(OTEL_BSP_SCHEDULE_DELAY="100", PORT=str(free_port()), **env),
+        capture_output=True,
+        text=True,
+        timeout=2 * TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def exporting_to(endpoint: str, service: str) -> dict[str, str]:
