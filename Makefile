@@ -74,9 +74,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src examples
 
-# tests/sdk03 needs the 0.3 venv: test-sdk03 runs it (here it would only be skipped).
+# tests/sdk03 and tests/frameworks need the 0.3 venv: test-sdk03 runs them (here they would
+# only be skipped).
 unit: $(STAMP)
-	$(BIN)/pytest --ignore=tests/sdk03
+	$(BIN)/pytest --ignore=tests/sdk03 --ignore=tests/frameworks
 
 # The bridge's instructions per update above the OpenTelemetry SDK floor, counted by callgrind
 # in a short in-process run (~40 s of CPU), against the budget in bench/ir_budget.json (+10% fails).
