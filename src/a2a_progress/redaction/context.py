@@ -117,11 +117,19 @@ _VALUE_GROUPS: Final = tuple(
 )
 # Every shape holds one of these (lower case): a text without any is not scanned (prose with
 # "passed" or "keys" in it costs a few substring searches, not the regex).
+# Grouped under a string each of the group holds: text without "pass" or "key" (most prose)
+# skips those groups' searches. A text holds a trigger exactly when it holds one of a group
+# whose gate it holds.
 _TRIGGERS: Final = (
-    "password", "passwd", "passphrase", "pwd", "secret", "token", "credential", "api_key",
-    "apikey", "api-key", "identified", "pass ", "pass=", "pass'", 'pass"', "_pass", "-pass",
-    "pass(", "storepass", "keypass", "securestring", "auth", "-p", "/", "_key", "-key", "key\"",
-    "key'", "sessid", "sessionid",
+    ("pass", (
+        "password", "passwd", "passphrase", "pass ", "pass=", "pass'", 'pass"', "_pass", "-pass",
+        "pass(", "storepass", "keypass",
+    )),
+    ("key", ("api_key", "apikey", "api-key", "_key", "-key", "key\"", "key'")),
+    ("sess", ("sessid", "sessionid")),
+    ("", (
+        "pwd", "secret", "token", "credential", "identified", "securestring", "auth", "-p", "/",
+    )),
 )  # fmt: skip
 
 
@@ -150,7 +158,12 @@ def _secret(match: re.Match[str], group: str, value: str) -> bool:
 
 def possible(lowered: str) -> bool:
     """Whether a text (``lowered``, in lower case) may hold one of these shapes."""
-    return any(trigger in lowered for trigger in _TRIGGERS)
+    for gate, triggers in _TRIGGERS:
+        if gate in lowered:
+            for trigger in triggers:
+                if trigger in lowered:
+                    return True
+    return False
 
 
 # Where a shape can start, from the words it holds (see `anchors`): a name holding a credential

@@ -132,7 +132,7 @@ def mask_encoded(original: str, text: str, redact: Redact) -> tuple[str, int]:
         if form in text:
             count += text.count(form)
             text = text.replace(form, MASK)
-    if any(len(word) >= 24 for word in text.split()):
+    if max(map(len, text.split()), default=0) >= 24:
         text, found = _mask_base64(text, redact)
         count += found
     return text, count

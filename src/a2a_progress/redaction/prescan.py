@@ -54,10 +54,12 @@ _CASED_HINTS: Final = tuple(
 )
 # The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
 # whether one is followed by the separator, as a match of the secret_pair pattern must be, or
-# sits in a CLI flag or a .netrc line.
+# sits in a CLI flag or a .netrc line. Grouped under a string each word of the group holds:
+# prose without "pass" or "sess" skips those groups' searches.
 _PAIR_WORDS: Final = (
-    "password", "passwd", "passphrase", "_pass", "-pass", "pwd", "secret", "credential", "token",
-    "key", "auth", "signature", "sessid", "sessionid", "bearer",
+    ("pass", ("password", "passwd", "passphrase", "_pass", "-pass")),
+    ("sess", ("sessid", "sessionid")),
+    ("", ("pwd", "secret", "credential", "token", "key", "auth", "signature", "bearer")),
 )  # fmt: skip
 PAIR_HINT: Final = re.compile(
     r"(?:pass|pwd|secret|credential|token|key|auth|signature|sess(?:ion)?id|bearer)"
@@ -94,7 +96,12 @@ def _may_hold_common_secret(text: str, lowered: str) -> bool:
             return True
     if any(hint.search(text) is not None for hint in _CASED_HINTS):
         return True
-    return any(word in lowered for word in _PAIR_WORDS) and pair_hint(lowered)
+    for gate, words in _PAIR_WORDS:
+        if gate in lowered:
+            for word in words:
+                if word in lowered:
+                    return pair_hint(lowered)
+    return False
 
 
 # The same for the redactor's command patterns (tool password flags, config lines, cookies),
