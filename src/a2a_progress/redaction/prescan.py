@@ -14,18 +14,22 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from a2a_progress.redaction.unlabelled import has_long_word
+
 # Literals (lower case) at least one of which every built-in pattern's match contains. Most text
 # holds none of them, and a few substring searches in C cost far less than the alternation,
 # which Python's engine tries at every position (~1 us per character of text). They are grouped
-# under a character each of the group holds, so prose without "_" or "=" skips those groups.
-_TRIGGERS: Final = (
-    ("", (
-        "authorization", "cookie", "bearer", "aiza", "dapi", "atatt3", "atbb", "eaa", "ltai",
-        "akid", "hrku-",
-    )),
+# under a character every match of the group's patterns holds (the literal's own, or the
+# shape's after it: Slack's "xoxb-"), so prose without "_" or "=" skips those groups.
+# Vendor tokens and the other shapes whose match is a run of at least _LONG non-blank
+# characters (the shortest, Slack's "xoxb-" and ten more): a text alone without such a run
+# skips all of their searches (~60 of them).
+_LONG: Final = 15
+TOKEN_TRIGGERS: Final = (
+    ("", ("aiza", "dapi", "atatt3", "atbb", "eaa", "ltai", "akid", "hrku-")),
     ("-", (
-        "-----begin", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-",
-        "sk-", "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-", "key-", "pul-",
+        "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "xox", "xapp-", "sk-",
+        "gocspx-", "pypi-age", "pmak-", "nrak-", "sq0", "age-secret-key-", "key-", "pul-",
         "pplx-", "xai-",
     )),
     (".", ("eyj", "ya29.", "sg.", "hvs.", "hvb.", "hooks.slack.com", ".atlasv1.")),
@@ -35,28 +39,39 @@ _TRIGGERS: Final = (
         "sntryu_", "figd_", "sbp_", "nfp_", "gsk_", "r8_", "lsv2_", "secret_", "ntn_",
         "access_token$",
     )),
-    ("=", ("sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="')),
-    (":", ("://", ":aa")),
+    (":", (":aa",)),
     ("/", ("/api/webhooks/", "webhookb2", "/webhook/")),
     ("~", ("q~",)),
 )  # fmt: skip
-# AWS key ids are upper case; Twilio ids and Discord bot tokens have no literal, and "-u" is too
-# common a one. Each regex starts with a literal or a small set, which the engine finds quickly.
-_CASED_HINTS: Final = tuple(
+# The other shapes' literals.
+TRIGGERS: Final = (
+    ("", ("bearer",)),
+    ("-", ("-----begin",)),
+    ("=", ("sig=", "signature=", "code=", "key=", "auth=", "jwt=", "pass=", 'value="')),
+    (":", ("://",)),
+)  # fmt: skip
+# And the headers' names, which need more than their literal: "authorization" a ":" or "="
+# after it (auth_header), "cookie" an "=" in its value (cookie_header) or a "-" before it
+# (cli_flag's "--cookie"). Prose says "authorization required".
+HEADERS: Final = (("authorization", ":="), ("cookie", "=-"))
+# AWS key ids are upper case; Twilio ids and Discord bot tokens have no literal. Each regex
+# starts with a literal or a small set, which the engine finds quickly. All are long runs.
+_TOKEN_HINTS: Final = tuple(
     re.compile(pattern)
     for pattern in (
         r"A(?:KIA|SIA|BIA|CCA|IDA|ROA|IPA|NPA|NVA|PKA|GPA)",
         r"AC[0-9a-f]{32}",
         r"SK[0-9a-f]{32}",
         r"[MNO][A-Za-z0-9]{23,27}\.[\w-]{6}\.",
-        r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]",
     )
 )
+# "-u" is too common a literal: curl's -u/--user/--proxy-user as they start basic_user.
+_BASIC_USER: Final = re.compile(r"-(?<![\w-]-)(?:u|-user|-proxy-user)[ \t=]")
 # The key words of key=value pairs are common in prose ("tokens"): for them, the cheap test is
 # whether one is followed by the separator, as a match of the secret_pair pattern must be, or
 # sits in a CLI flag or a .netrc line. Grouped under a string each word of the group holds:
 # prose without "pass" or "sess" skips those groups' searches.
-_PAIR_WORDS: Final = (
+PAIR_WORDS: Final = (
     ("pass", ("password", "passwd", "passphrase", "_pass", "-pass")),
     ("sess", ("sessid", "sessionid")),
     ("", ("pwd", "secret", "credential", "token", "key", "auth", "signature", "bearer")),
@@ -90,13 +105,38 @@ def pair_hint(lowered: str) -> bool:
     return False
 
 
-def _may_hold_common_secret(text: str, lowered: str) -> bool:
-    for gate, triggers in _TRIGGERS:
-        if gate in lowered and any(trigger in lowered for trigger in triggers):
-            return True
-    if any(hint.search(text) is not None for hint in _CASED_HINTS):
+def _may_hold_common_secret(text: str, lowered: str, alone: bool) -> bool:
+    # Plain loops, not any() over generators: a generator costs more than the search of a
+    # one-character gate, and most texts fail at the first gate of every group.
+    if not alone or has_long_word(text, _LONG):
+        for gate, triggers in TOKEN_TRIGGERS:
+            if gate in lowered:
+                for trigger in triggers:
+                    if trigger in lowered:
+                        return True
+        for hint in _TOKEN_HINTS:
+            if hint.search(text) is not None:
+                return True
+    for gate, triggers in TRIGGERS:
+        if gate in lowered:
+            for trigger in triggers:
+                if trigger in lowered:
+                    return True
+    for word, needs in HEADERS:
+        if word in lowered:
+            if not alone:
+                return True
+            for char in needs:
+                if char in lowered:
+                    return True
+    if "-" in lowered and _BASIC_USER.search(text) is not None:
         return True
-    for gate, words in _PAIR_WORDS:
+    # Every alternative of PAIR_HINT holds ":" or "=", "-", "<", or "login".
+    if alone and not (
+        ":" in lowered or "=" in lowered or "-" in lowered or "<" in lowered or "login" in lowered
+    ):
+        return False
+    for gate, words in PAIR_WORDS:
         if gate in lowered:
             for word in words:
                 if word in lowered:
@@ -106,14 +146,15 @@ def _may_hold_common_secret(text: str, lowered: str) -> bool:
 
 # The same for the redactor's command patterns (tool password flags, config lines, cookies),
 # each group under the strings every one of its matches holds.
-_COMMAND_TRIGGERS: Final = (
+COMMAND_TRIGGERS: Final = (
     ((), (
         # tool_password's commands without a flag (nmcli's "password" or "<setting>.psk" has no
         # character prose lacks), config_directive's names
-        "vault login", "config set", "aws configure", "user-secrets", "from-literal", "bindpw",
-        "rootpw", "requirepass", "masterauth", "nmcli",
+        "vault login", "config set", "aws configure", "bindpw", "rootpw", "requirepass",
+        "masterauth", "nmcli",
     )),
     (("-",), (
+        "user-secrets", "from-literal",
         # tool_password's commands with a flag after them ("-a", "-p", "--body")
         "redis-cli", "sshpass", "login", "ldap", "ssh-keygen", "mysql", "mariadb", "sqlcmd",
         "bcp", "mongo", "htpasswd", "secret set", "curl",
@@ -145,7 +186,7 @@ _COMMAND_HINTS: Final = tuple(
 def _may_hold_command_secret(text: str, lowered: str) -> bool:
     # Plain loops, not all()/any() over generators: a generator costs more than the search of
     # a one-character gate, and most texts fail at the first gate of every group.
-    for gates, triggers in _COMMAND_TRIGGERS:
+    for gates, triggers in COMMAND_TRIGGERS:
         for gate in gates:
             if gate not in lowered:
                 break
@@ -164,10 +205,13 @@ ANY: Final = 2
 """Any built-in pattern may match."""
 
 
-def patterns_possible(text: str) -> int:
+def patterns_possible(text: str, *, alone: bool = False) -> int:
     """Which built-in patterns ``text`` may hold a match of: `NONE`, `COMMON` or
-    `ANY` (never too few: each pattern's match holds one of its literals)."""
+    `ANY` (never too few: each pattern's match holds one of its literals). ``alone``: the
+    text is all there is to scan, so a pattern that needs a character or a long run besides
+    its literal is left out when the text has none; otherwise more text may follow it (a
+    stream's carry, the start of a line), and a literal is enough."""
     lowered = text.lower()
     if _may_hold_command_secret(text, lowered):
         return ANY
-    return COMMON if _may_hold_common_secret(text, lowered) else NONE
+    return COMMON if _may_hold_common_secret(text, lowered, alone) else NONE

@@ -130,7 +130,7 @@ class Redactor:
             return None
         if self._always_scan:
             return self._regex
-        possible = prescan.patterns_possible(text)
+        possible = prescan.patterns_possible(text, alone=True)
         if possible == prescan.ANY:
             return self._regex
         return self._common_regex if possible == prescan.COMMON else None

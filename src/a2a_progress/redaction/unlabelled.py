@@ -77,10 +77,27 @@ def _random_parts(token: str, before: str) -> list[tuple[int, int]]:
     return parts
 
 
-def has_long_word(text: str) -> bool:
-    """Whether ``text`` has a run of `MIN_RANDOM` non-blank characters or more: without
-    one it holds no random value and no base64 worth decoding."""
-    return max(map(len, text.split()), default=0) >= MIN_RANDOM  # in C: no generator
+# Each byte of UTF-8 as b" " when it is an ASCII blank (what str.split() splits on below 128)
+# and b"x" otherwise.
+_BLANK_OR_NOT: Final = bytes(32 if chr(byte).isspace() else 120 for byte in range(128)) + (
+    b"x" * 128
+)
+
+
+def has_long_word(text: str, length: int = MIN_RANDOM) -> bool:
+    """Whether ``text`` has a run of ``length`` non-blank characters or more (by default
+    `MIN_RANDOM`: without one it holds no random value and no base64 worth decoding)."""
+    # In C, ~10x cheaper than splitting the text into words: in UTF-8 a character is one byte
+    # or more, and none of its bytes is an ASCII blank unless it is one, so a text without
+    # ``length`` non-blank bytes in a row has no such run of characters. A run of bytes may
+    # be shorter in characters (multi-byte ones) or hold a blank above U+007F: the words
+    # decide then.
+    shape = text.encode("utf-8", "surrogatepass").translate(_BLANK_OR_NOT)
+    if b"x" * length not in shape:
+        return False
+    if text.isascii():
+        return True
+    return max(map(len, text.split()), default=0) >= length
 
 
 def mask_random(text: str) -> tuple[str, int]:
