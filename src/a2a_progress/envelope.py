@@ -174,27 +174,6 @@ class Envelope:
         object.__setattr__(self, "status", status)
         object.__setattr__(self, "payload", MappingProxyType(dict(self.payload)))
 
-    @classmethod
-    def _validated(
-        cls,
-        kind: Kind,
-        seq: int,
-        payload: dict[str, Any],
-        status: Status,
-        stream_key: str | None,
-    ) -> Envelope:
-        # The decoder has already checked every field: skip the second validation pass, and
-        # write the slots through their own descriptors (what object.__setattr__ ends up doing,
-        # minus its name lookups): this runs once per envelope received.
-        envelope = object.__new__(cls)
-        _set_kind(envelope, kind)
-        _set_seq(envelope, seq)
-        _set_payload(envelope, MappingProxyType(payload))
-        _set_status(envelope, status)
-        _set_stream_key(envelope, stream_key)
-        _set_v(envelope, ENVELOPE_VERSION)
-        return envelope
-
     def __hash__(self) -> int:
         # The generated hash would hash the payload, a mappingproxy, which is unhashable: every
         # hash() raised TypeError. Equal envelopes agree on these fields (and (stream, seq)
@@ -256,6 +235,23 @@ _set_kind, _set_seq, _set_payload, _set_status, _set_stream_key, _set_v = (
     getattr(Envelope, name).__set__
     for name in ("kind", "seq", "payload", "status", "stream_key", "v")
 )
+_new_object: Final = object.__new__
+
+
+def _new_envelope(
+    kind: Kind, seq: int, payload: dict[str, Any], status: Status, stream_key: str | None
+) -> Envelope:
+    """An `Envelope` of fields the decoder has already checked, without a second validation
+    pass; its slots written through their own descriptors (what object.__setattr__ ends up
+    doing, minus its name lookups): this runs once per envelope received."""
+    envelope: Envelope = _new_object(Envelope)
+    _set_kind(envelope, kind)
+    _set_seq(envelope, seq)
+    _set_payload(envelope, MappingProxyType(payload))
+    _set_status(envelope, status)
+    _set_stream_key(envelope, stream_key)
+    _set_v(envelope, ENVELOPE_VERSION)
+    return envelope
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +307,8 @@ _TEXT_ONLY: Final = frozenset(
     kind for kind, fields in _PAYLOAD_FIELDS.items() if fields == (("text",), ())
 )
 _STATUSES: Final[Mapping[str, Status]] = {status.value: status for status in Status}
+# A string of at most this many characters cannot exceed HARD_LIMIT_BYTES in UTF-8.
+_SURELY_UNDER: Final = HARD_LIMIT_BYTES // 4
 
 
 def _reject_constant(name: str) -> Any:
@@ -345,43 +343,27 @@ def decode(data: object) -> Envelope | Rejected:
         >>> decode(42).reason
         <RejectReason.NOT_A_STRING: 'not_a_string'>
     """
-    if not isinstance(data, str):
-        return Rejected(RejectReason.NOT_A_STRING, f"envelope is a {type(data).__name__}")
-    # Every character is at least one UTF-8 byte, so a long string is oversize without encoding.
-    if len(data) > HARD_LIMIT_BYTES or (
-        len(data) * 4 > HARD_LIMIT_BYTES and utf8_size(data) > HARD_LIMIT_BYTES
-    ):
-        return Rejected(RejectReason.OVERSIZE, f"envelope over {HARD_LIMIT_BYTES} bytes")
+    # The common case first, in as few Python steps as it takes (this runs for every envelope
+    # a caller receives): a str short enough that it cannot be oversize (every character is at
+    # most 4 UTF-8 bytes), one JSON object from its first character to its last, and every field
+    # as v1 writes it. Anything else, whatever went wrong, is decoded again by _decode() for its
+    # exact answer and reason.
+    if type(data) is not str or len(data) > _SURELY_UNDER:
+        return _decode(data)
     try:
-        if data[:1] == "{":
-            # JSONDecoder.decode() is Python code around this C scanner (two whitespace regex
-            # matches, raw_decode()): for an object starting at the first character, which every
-            # envelope is, the scanner alone gives the same object at ~half the cost. Anything
-            # after it (whitespace, extra data) goes to decode() for its exact answer.
-            obj, end = _SCAN(data, 0)
-            if end != len(data):
-                obj = _DECODER.decode(data)
-        else:
-            obj = _DECODER.decode(data)
-    except StopIteration:
-        # The scanner's "no JSON value here" (at any depth), which raw_decode() raises as this.
-        return Rejected(RejectReason.NOT_JSON, json.JSONDecodeError.__name__)
-    except (ValueError, RecursionError) as exc:
-        return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
-    if not isinstance(obj, dict):
-        return Rejected(RejectReason.NOT_AN_OBJECT, f"envelope is a JSON {type(obj).__name__}")
-    # The common case, checked in one expression: the decoder makes only exact JSON types (dict,
-    # list, str, int, float, bool, None), so `type(x) is int` is _from_wire()'s "an int, not a
-    # bool" and a str is hashable. Whatever fails here gets _from_wire()'s checks and reason.
-    version, raw_kind, raw_status = obj.get("v"), obj.get("kind"), obj.get("status")
-    seq, stream_key, payload = obj.get("seq"), obj.get("streamKey"), obj.get("payload")
+        obj, end = _SCAN(data, 0)
+        if end != len(data) or type(obj) is not dict:
+            return _decode(data)
+        # The decoder makes only exact JSON types (dict, list, str, int, float, bool, None), so
+        # `type(x) is int` is _from_wire()'s "an int, not a bool" and a str is hashable.
+        version, seq, payload = obj["v"], obj["seq"], obj["payload"]
+        kind, status = _KINDS[obj["kind"]], _STATUSES[obj["status"]]
+    except (StopIteration, ValueError, RecursionError, KeyError, TypeError):
+        return _decode(data)
+    stream_key = obj.get("streamKey")
     if (
         version == ENVELOPE_VERSION
         and type(version) is int
-        and type(raw_kind) is str
-        and (kind := _KINDS.get(raw_kind)) is not None
-        and type(raw_status) is str
-        and (status := _STATUSES.get(raw_status)) is not None
         and type(seq) is int
         and (stream_key is None or type(stream_key) is str)
         and type(payload) is dict
@@ -392,7 +374,28 @@ def decode(data: object) -> Envelope | Rejected:
         )
     ):
         # The payload dict is the decoder's own, referenced nowhere else: no copy needed.
-        return Envelope._validated(kind, seq, payload, status, stream_key)
+        return _new_envelope(kind, seq, payload, status, stream_key)
+    return _from_wire(obj, copy_payload=False)
+
+
+def _decode(data: object) -> Envelope | Rejected:
+    """`decode` of any value: the checks in the order that gives each its reason."""
+    if not isinstance(data, str):
+        return Rejected(RejectReason.NOT_A_STRING, f"envelope is a {type(data).__name__}")
+    # Every character is at least one UTF-8 byte, so a long string is oversize without encoding.
+    if len(data) > HARD_LIMIT_BYTES or (
+        len(data) > _SURELY_UNDER and utf8_size(data) > HARD_LIMIT_BYTES
+    ):
+        return Rejected(RejectReason.OVERSIZE, f"envelope over {HARD_LIMIT_BYTES} bytes")
+    try:
+        obj = _DECODER.decode(data)
+    except StopIteration:
+        # The scanner's "no JSON value here" (at any depth), which raw_decode() raises as this.
+        return Rejected(RejectReason.NOT_JSON, json.JSONDecodeError.__name__)
+    except (ValueError, RecursionError) as exc:
+        return Rejected(RejectReason.NOT_JSON, type(exc).__name__)
+    if not isinstance(obj, dict):
+        return Rejected(RejectReason.NOT_AN_OBJECT, f"envelope is a JSON {type(obj).__name__}")
     return _from_wire(obj, copy_payload=False)
 
 
@@ -427,9 +430,7 @@ def _from_wire(obj: Mapping[str, Any], *, copy_payload: bool) -> Envelope | Reje
     if problem:
         return Rejected(RejectReason.BAD_PAYLOAD, problem)
     # A caller's own object is copied so no one else holds a mutable reference to the payload.
-    return Envelope._validated(
-        kind, seq, dict(payload) if copy_payload else payload, status, stream_key
-    )
+    return _new_envelope(kind, seq, dict(payload) if copy_payload else payload, status, stream_key)
 
 
 def truncate_utf8(text: str, limit: int) -> str:
