@@ -11,7 +11,7 @@ from typing import Final
 
 from a2a_progress.otel.config import NAME_MAX_LENGTH
 from a2a_progress.otel.safe_text import NAME_WINDOW, bounded, peer_name
-from a2a_progress.producer import redacted_by
+from a2a_progress.producer.handoff import redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 
 # Names found clean kept (tool names repeat across turns; a call's key on the other side when

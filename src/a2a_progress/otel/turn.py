@@ -53,7 +53,7 @@ from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.pending import mark_pending
 from a2a_progress.otel.safe_text import bounded, peer_name, redacted
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
-from a2a_progress.producer import handed_envelope, redacted_by
+from a2a_progress.producer.handoff import handed_envelope, redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
 from a2a_progress.redaction.stream import Redacts, StreamRedactor
 from a2a_progress.sdk.adapter import A2AEvent, working_update

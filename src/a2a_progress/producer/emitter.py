@@ -1,18 +1,11 @@
-"""The callee side: emit progress envelopes as WORKING status updates of one task.
-
-A `ProgressEmitter` owns the turn's ``seq`` counter, redacts and size-controls every block,
-and puts each one on the wire as one Part carrying the text fallback and the envelope (spec
-"Producer side"). Tool calls it opened and that are still running when the turn ends are closed
-``aborted`` before the terminal state, while the queue still accepts events.
+"""`ProgressEmitter`: one turn's envelopes, each a WORKING status update of the task; and
+`ToolCall`, the handle of one tool call it emits the start and end of.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
-import re
-import weakref
 from collections.abc import Generator, Mapping
 from enum import Enum
 from types import TracebackType
@@ -27,16 +20,16 @@ from a2a_progress.envelope import (
     encode,
     split_text,
 )
+from a2a_progress.producer.handoff import offer, remember, withdraw
+from a2a_progress.producer.redacting import TurnRedaction
+from a2a_progress.producer.tasks import forget, live_emitter, register
 from a2a_progress.redaction import DEFAULT_REDACTOR, Redactor
-from a2a_progress.redaction.stream import StreamRedactor
 from a2a_progress.sdk.adapter import (
     EventQueue,
     Message,
-    RequestContext,
     TaskUpdater,
     agent_message,
     envelope_part,
-    new_task,
     text_part,
     update_status,
 )
@@ -45,96 +38,7 @@ from a2a_progress.sdk.views import TaskState
 logger = logging.getLogger(__name__)
 
 _WORKING: Final = TaskState.WORKING
-_LONE_SURROGATES: Final = re.compile("[\ud800-\udfff]")
-
-
-def _sendable(text: str) -> str:
-    """``text`` with lone surrogates (from "surrogateescape" decoding) as U+FFFD.
-
-    Protobuf refuses them: one in an update would fail the agent's ``enqueue_event``.
-    """
-    return text if text.isascii() else _LONE_SURROGATES.sub("\ufffd", text)
-
-
-# An exception message in an abort reason: enough to say what went wrong (a span status shows
-# 256 bytes of it), not a dump of whatever the exception carried.
-_REASON_MAX_CHARS: Final = 512
-
 _OVERSIZE_NOTE: Final = " [progress block dropped: its envelope is over the 64 KiB limit]"
-
-# Texts the emitters of this process sent lately, by the redactor they went through. The
-# callee's bridge reads each one back from its envelope a moment later: masked already by the
-# redactor it would use itself, the text needs no second scan (see redacted_by()).
-_RECENT_TEXTS: Final = 64
-_recently_redacted: dict[str, Redactor] = {}
-
-
-# The envelope (and text fallback) of the working update this task's emitter is enqueuing: the
-# callee's bridge sees the event inside that same enqueue call and takes it from here
-# (handed_envelope()).
-_handoff: contextvars.ContextVar[list[tuple[Envelope, str]] | None] = contextvars.ContextVar(
-    "a2a_progress_handoff", default=None
-)
-
-
-def handed_envelope() -> tuple[Envelope, str] | None:
-    """The envelope this task's emitter is enqueuing right now and its text fallback (once),
-    else None.
-
-    The emitter built the update's lone Part from them, so the callee's OpenTelemetry bridge,
-    which sees the update inside the same enqueue call, need not read it again.
-    """
-    held = _handoff.get()
-    return held.pop() if held else None
-
-
-def redacted_by(text: str) -> Redactor | None:
-    """The redactor an emitter of this process passed ``text`` through lately, if any.
-
-    For the callee's OpenTelemetry bridge, which reads the same text back from the envelope.
-    """
-    return _recently_redacted.get(text)
-
-
-def _remember(text: str, redactor: Redactor) -> None:
-    recent = _recently_redacted
-    recent[text] = redactor
-    if len(recent) > _RECENT_TEXTS:
-        del recent[next(iter(recent))]
-
-
-# Emitters of turns still running, by task id, so an executor's cancel() can reach the emitter
-# its execute() is using and abort the open tool calls before the CANCELED state.
-_live_emitters: weakref.WeakValueDictionary[str, ProgressEmitter] = weakref.WeakValueDictionary()
-
-
-async def open_task(context: RequestContext, event_queue: EventQueue) -> TaskUpdater:
-    """The updater of the request's task, first enqueuing the task if it is new.
-
-    A new task goes out SUBMITTED with the user's message in its history, which is what callers
-    (and ``return_immediately`` sends) expect as the first event of a turn. A follow-up turn of
-    a known task keeps that task's context id: a follow-up message may name only the task, and
-    the SDK then hands the executor a freshly generated context id, which its task store
-    refuses in every update.
-
-
-    Examples:
-        In an ``AgentExecutor`` (``examples/callee.py``, which the tests run, is complete):
-
-        >>> from a2a.server.agent_execution import AgentExecutor
-        >>> class ResearchAgent(AgentExecutor):
-        ...     async def execute(self, context, event_queue):
-        ...         updater = await open_task(context, event_queue)  # SUBMITTED, if new
-        ...         async with ProgressEmitter(updater) as progress:
-        ...             await progress.complete("The deploy is blocked.")
-        ...     async def cancel(self, context, event_queue):
-        ...         pass
-    """
-    task = context.current_task
-    context_id = (task.context_id if task is not None else "") or context.context_id or ""
-    if task is None:
-        await event_queue.enqueue_event(new_task(context, context_id))
-    return TaskUpdater(event_queue, context.task_id or "", context_id)
 
 
 class CallState(Enum):
@@ -249,7 +153,7 @@ class ToolCall:
         if isinstance(exc, asyncio.CancelledError):
             reason = "cancelled"
         else:
-            reason = self._emitter._exception_reason(exc)
+            reason = self._emitter._redaction.exception_reason(exc)
         try:
             await self.aborted(reason)
         except Exception:
@@ -323,12 +227,11 @@ class ProgressEmitter:
         self.output_enabled = enable_output
         self._next_seq = seq_start
         self._redactor = redactor
+        self._redaction = TurnRedaction(redactor)
         self._soft_limit = soft_limit
         self._open: dict[int, ToolCall] = {}
-        # Each stream of text (kind, stream key) is redacted with the pieces before it in mind.
-        self._streams: dict[tuple[Kind, str | None], StreamRedactor] = {}
         self._lock = asyncio.Lock()
-        _live_emitters[updater.task_id] = self
+        register(updater.task_id, self)
 
     @classmethod
     def for_task(
@@ -339,7 +242,7 @@ class ProgressEmitter:
         Call it from ``AgentExecutor.cancel()`` and then `cancel`: the tool calls that
         ``execute()`` left open end ``aborted`` before the CANCELED state.
         """
-        live = _live_emitters.get(task_id)
+        live = live_emitter(task_id)
         if live is not None:
             return live
         return cls(TaskUpdater(event_queue, task_id, context_id), **options)
@@ -378,10 +281,10 @@ class ProgressEmitter:
         # The key rides outside the payload: give it the payload's treatment (the same id
         # always maps to the same key).
         if key is not None:
-            key = self._redact(key)
+            key = self._redaction.text(key)
             if self._redactor is not None:
                 # The callee's bridge names the call's span after it (see redacted_by()).
-                _remember(key, self._redactor)
+                remember(key, self._redactor)
         return ToolCall(self, tool, tool_call_id, key)
 
     async def abort_open_calls(self, reason: str) -> None:
@@ -441,8 +344,7 @@ class ProgressEmitter:
         self._forget()
 
     def _forget(self) -> None:
-        if _live_emitters.get(self.updater.task_id) is self:
-            del _live_emitters[self.updater.task_id]
+        forget(self.updater.task_id, self)
 
     async def __aenter__(self) -> ProgressEmitter:
         return self
@@ -470,36 +372,6 @@ class ProgressEmitter:
     def _closed(self, call: ToolCall) -> None:
         self._open.pop(id(call), None)
 
-    def _redact(self, text: str) -> str:
-        text = _sendable(text)
-        return text if self._redactor is None else self._redactor.redact(text)
-
-    def _redact_piece(self, kind: Kind, stream_key: str | None, text: str) -> str:
-        """``text`` redacted as the next piece of its stream: a secret split across pieces
-        (a label, then its value; a private key line by line) is masked in each."""
-        if self._redactor is None or kind is Kind.ERROR:
-            return self._redact(text)
-        stream = self._streams.get((kind, stream_key))
-        if stream is None:
-            stream = self._streams[kind, stream_key] = StreamRedactor(self._redactor)
-        return stream.redact(_sendable(text))
-
-    def _exception_reason(self, exc: BaseException) -> str:
-        """``Type: message`` for an abort reason: the message redacted, then bounded.
-
-        Redacted before the cut: a cut could shorten a token below the length its pattern
-        needs, and the rest of it would go out unmasked.
-        """
-        try:
-            message = self._redact(str(exc)).strip()
-        except Exception:  # a broken __str__ must not replace the body's exception
-            logger.debug("could not read the message of %r", type(exc), exc_info=True)
-            message = ""
-        if len(message) > _REASON_MAX_CHARS:
-            message = message[:_REASON_MAX_CHARS] + "…"
-        name = type(exc).__name__
-        return f"{name}: {message}" if message else name
-
     async def _emit_text(
         self,
         kind: Kind,
@@ -508,10 +380,11 @@ class ProgressEmitter:
         stream_key: str | None = None,
         base_payload: Mapping[str, str] = {},
     ) -> None:
-        base = {name: self._redact(value) for name, value in base_payload.items()}
-        for piece in split_text(self._redact_piece(kind, stream_key, text), self._soft_limit):
+        redaction = self._redaction
+        base = {name: redaction.text(value) for name, value in base_payload.items()}
+        for piece in split_text(redaction.piece(kind, stream_key, text), self._soft_limit):
             if self._redactor is not None:
-                _remember(piece, self._redactor)
+                remember(piece, self._redactor)
             await self._emit(
                 kind,
                 {**base, field: piece},
@@ -532,8 +405,9 @@ class ProgressEmitter:
         redacted: bool = False,
     ) -> None:
         if not redacted:
-            payload = {name: self._redact(value) for name, value in payload.items()}
-            fallback = self._redact(fallback)
+            redaction = self._redaction
+            payload = {name: redaction.text(value) for name, value in payload.items()}
+            fallback = redaction.text(fallback)
         async with self._lock:
             seq = self._next_seq
             self._next_seq += 1
@@ -546,8 +420,8 @@ class ProgressEmitter:
                 handed.append((envelope, fallback))
             except OversizeEnvelopeError:
                 part = text_part(split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
-            token = _handoff.set(handed)
+            token = offer(handed)
             try:
                 await update_status(self.updater, _WORKING, agent_message(self.updater, [part]))
             finally:
-                _handoff.reset(token)
+                withdraw(token)

@@ -1,0 +1,65 @@
+"""What the emitter hands the callee's OpenTelemetry bridge in the same process.
+
+The bridge sees each working update inside the emitter's enqueue call: the envelope and text
+fallback the emitter built it from are offered here for that call (`handed_envelope`), so the
+bridge need not read them from the event again. And the texts an emitter put through a
+redactor lately are remembered with it (`redacted_by`): the bridge reads each one back from its
+envelope a moment later, and a text the same built-in redactor masked nothing in needs no
+second scan.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Final
+
+from a2a_progress.envelope import Envelope
+from a2a_progress.redaction import Redactor
+
+# Texts the emitters of this process sent lately, by the redactor they went through.
+_RECENT_TEXTS: Final = 64
+_recently_redacted: dict[str, Redactor] = {}
+
+# The envelope (and text fallback) of the working update this task's emitter is enqueuing.
+_Handed = list[tuple[Envelope, str]]
+_handoff: contextvars.ContextVar[_Handed | None] = contextvars.ContextVar(
+    "a2a_progress_handoff", default=None
+)
+
+
+def handed_envelope() -> tuple[Envelope, str] | None:
+    """The envelope this task's emitter is enqueuing right now and its text fallback (once),
+    else None.
+
+    The emitter built the update's lone Part from them, so the callee's OpenTelemetry bridge,
+    which sees the update inside the same enqueue call, need not read it again.
+    """
+    held = _handoff.get()
+    return held.pop() if held else None
+
+
+def offer(handed: _Handed) -> contextvars.Token[_Handed | None]:
+    """Offer ``handed`` (empty, or the envelope and fallback being enqueued) to the bridge
+    until `withdraw` is given the token."""
+    return _handoff.set(handed)
+
+
+def withdraw(token: contextvars.Token[_Handed | None]) -> None:
+    """End the offer `offer` made."""
+    _handoff.reset(token)
+
+
+def redacted_by(text: str) -> Redactor | None:
+    """The redactor an emitter of this process passed ``text`` through lately, if any.
+
+    For the callee's OpenTelemetry bridge, which reads the same text back from the envelope.
+    """
+    return _recently_redacted.get(text)
+
+
+def remember(text: str, redactor: Redactor) -> None:
+    """Note that ``text`` is what ``redactor`` made of a text an emitter is sending."""
+    recent = _recently_redacted
+    recent[text] = redactor
+    if len(recent) > _RECENT_TEXTS:
+        del recent[next(iter(recent))]
