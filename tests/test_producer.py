@@ -376,6 +376,75 @@ async def test_credentials_never_reach_the_queue() -> None:
         assert SECRET not in str(event)
 
 
+async def test_a_calls_names_are_masked_in_every_block_in_the_wire_order() -> None:
+    progress, queue = make(enable_output=True)
+    call = await progress.tool_call(f"fetch token={SECRET}", f"id {BEARER}")
+    await call.output("line\n")
+    await call.aborted(f"rejected {BEARER}")
+    keyed = await progress.tool_call("run", "c-1", stream_key=f"key password={SECRET}")
+    await keyed.done()
+    envelopes = queue.envelopes
+    assert [list(e.payload) for e in envelopes] == [
+        ["tool", "tool_call_id"],
+        ["tool", "tool_call_id", "chunk"],
+        ["tool", "reason", "tool_call_id"],
+        ["tool", "tool_call_id"],
+        ["tool", "tool_call_id"],
+    ]
+    assert SECRET not in queue.dump()
+    start, output, aborted = envelopes[:3]
+    assert start.payload["tool"] == output.payload["tool"] == f"fetch token={MASK}"
+    assert start.payload["tool_call_id"] == aborted.payload["tool_call_id"] == start.stream_key
+    assert aborted.payload["reason"] == f"rejected Bearer {MASK}"
+    assert only_part(queue.working[0]).text == f"Calling tool fetch token={MASK}"
+    # A key of its own is the stream key; the id still rides, redacted, in the payload.
+    assert envelopes[3].stream_key == f"key password={MASK}"
+    assert envelopes[3].payload["tool_call_id"] == "c-1"
+
+
+async def test_a_call_scans_its_names_once_and_a_tools_name_once_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scanned: list[str] = []
+    redact = Redactor.redact
+
+    def counting(self: Redactor, text: str) -> str:
+        scanned.append(text)
+        return redact(self, text)
+
+    monkeypatch.setattr(Redactor, "redact", counting)
+    progress, _ = make()
+    tool = f"tool-{uuid.uuid4()}"  # seen by no other test
+    for index in range(3):
+        async with progress.tool_call(tool, f"call-{index}-{tool}"):
+            pass
+    # Each id once (the stream key it becomes is the payload's id); the tool's name and the two
+    # fallbacks made of it once for all three calls.
+    assert sorted(text for text in scanned if tool in text) == sorted(
+        [f"call-{index}-{tool}" for index in range(3)]
+        + [tool, f"Calling tool {tool}", f"Tool {tool} finished"]
+    )
+
+
+async def test_a_redactor_of_your_own_is_asked_for_every_name() -> None:
+    class Counting(Redactor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[str] = []
+
+        def redact(self, text: str) -> str:
+            self.seen.append(text)
+            return super().redact(text)
+
+    redactor = Counting()
+    progress, _ = make(redactor=redactor)
+    for index in range(2):
+        async with progress.tool_call("search", f"call-{index}"):
+            pass
+    assert redactor.seen.count("search") == 2
+    assert redactor.seen.count("Calling tool search") == 2
+
+
 async def test_redaction_happens_before_splitting() -> None:
     # A secret straddling a piece boundary would survive if the pieces were redacted one by one.
     progress, queue = make(soft_limit=32)

@@ -66,39 +66,59 @@ class ToolCall:
         ('search', 'call-1', False)
     """
 
-    __slots__ = ("_emitter", "state", "stream_key", "tool", "tool_call_id")
+    __slots__ = ("_emitter", "_id_is_key", "_sent", "state", "stream_key", "tool", "tool_call_id")
 
     def __init__(
-        self, emitter: ProgressEmitter, tool: str, tool_call_id: str | None, stream_key: str | None
+        self,
+        emitter: ProgressEmitter,
+        tool: str,
+        tool_call_id: str | None,
+        stream_key: str | None,
+        *,
+        id_is_key: bool = False,
     ) -> None:
         self._emitter = emitter
         self.tool = tool
         self.tool_call_id = tool_call_id
         self.stream_key = stream_key
         self.state = CallState.PENDING
+        # Whether stream_key is tool_call_id redacted (no key of its own was given).
+        self._id_is_key = id_is_key
+        # The payload every block of the call carries ({"tool", "tool_call_id"}), redacted once.
+        self._sent: dict[str, str] | None = None
 
     @property
     def is_open(self) -> bool:
         """Whether the call has started and not ended."""
         return self.state is CallState.RUNNING
 
-    def _payload(self, **extra: str) -> dict[str, str]:
-        payload = {"tool": self.tool, **extra}
-        if self.tool_call_id is not None:
-            payload["tool_call_id"] = self.tool_call_id
-        return payload
+    def _payload(self) -> dict[str, str]:
+        """The call's payload as it is sent: its start, its end and each output chunk carry it
+        (the same names, so redacted once per call; the tool's name once per process)."""
+        sent = self._sent
+        if sent is None:
+            redaction = self._emitter._redaction
+            sent = {"tool": redaction.name(self.tool)}
+            if self.tool_call_id is not None:
+                key = self.stream_key
+                if key is None or not self._id_is_key:
+                    key = redaction.text(self.tool_call_id)
+                sent["tool_call_id"] = key
+            self._sent = sent
+        return sent
 
     async def start(self) -> ToolCall:
         """Emit the ``tool_call`` ``running`` block (once; later calls do nothing)."""
         if self.state is CallState.PENDING:
             self.state = CallState.RUNNING
-            self._emitter._opened(self)
-            await self._emitter._emit(
+            emitter = self._emitter
+            emitter._opened(self)
+            await emitter._emit(
                 Kind.TOOL_CALL,
                 self._payload(),
                 Status.RUNNING,
                 self.stream_key,
-                fallback=f"Calling tool {self.tool}",
+                emitter._redaction.name(f"Calling tool {self.tool}"),
             )
         return self
 
@@ -119,24 +139,37 @@ class ToolCall:
 
     async def done(self) -> None:
         """End the call successfully (``status: done``)."""
-        await self._end(CallState.DONE, Status.DONE, f"Tool {self.tool} finished")
+        if self._end(CallState.DONE):
+            emitter = self._emitter
+            fallback = emitter._redaction.name(f"Tool {self.tool} finished")
+            await emitter._emit(
+                Kind.TOOL_CALL, self._payload(), Status.DONE, self.stream_key, fallback
+            )
 
     async def aborted(self, reason: str | None = None) -> None:
         """End the call as aborted; ``reason`` (redacted) rides in ``payload.reason``."""
-        text = f"Tool {self.tool} aborted" + (f": {reason}" if reason else "")
-        extra = {"reason": reason} if reason else {}
-        await self._end(CallState.ABORTED, Status.ABORTED, text, extra)
-
-    async def _end(
-        self, state: CallState, status: Status, fallback: str, extra: Mapping[str, str] = {}
-    ) -> None:
-        if self.state is not CallState.RUNNING:
+        if not self._end(CallState.ABORTED):
             return
+        redaction = self._emitter._redaction
+        payload = sent = self._payload()
+        text = f"Tool {self.tool} aborted"
+        if reason:
+            text += f": {reason}"
+            # The reason goes between the tool and its call id, as the wire has always had it.
+            payload = {"tool": sent["tool"], "reason": redaction.text(reason)}
+            if "tool_call_id" in sent:
+                payload["tool_call_id"] = sent["tool_call_id"]
+        await self._emitter._emit(
+            Kind.TOOL_CALL, payload, Status.ABORTED, self.stream_key, redaction.text(text)
+        )
+
+    def _end(self, state: CallState) -> bool:
+        """End the call in ``state``; False when it was not running (nothing to emit)."""
+        if self.state is not CallState.RUNNING:
+            return False
         self.state = state
         self._emitter._closed(self)
-        await self._emitter._emit(
-            Kind.TOOL_CALL, self._payload(**extra), status, self.stream_key, fallback=fallback
-        )
+        return True
 
     async def __aenter__(self) -> ToolCall:
         return await self.start()
@@ -285,7 +318,8 @@ class ProgressEmitter:
             if self._redactor is not None:
                 # The callee's bridge names the call's span after it (see redacted_by()).
                 remember(key, self._redactor)
-        return ToolCall(self, tool, tool_call_id, key)
+        id_is_key = not stream_key and tool_call_id is not None
+        return ToolCall(self, tool, tool_call_id, key, id_is_key=id_is_key)
 
     async def abort_open_calls(self, reason: str) -> None:
         """End every open tool call ``aborted`` with ``reason`` (errors from a closed queue are
@@ -378,21 +412,14 @@ class ProgressEmitter:
         field: str,
         text: str,
         stream_key: str | None = None,
-        base_payload: Mapping[str, str] = {},
+        base: Mapping[str, str] = {},
     ) -> None:
-        redaction = self._redaction
-        base = {name: redaction.text(value) for name, value in base_payload.items()}
-        for piece in split_text(redaction.piece(kind, stream_key, text), self._soft_limit):
+        """Emit ``text`` as the next pieces of its stream, each in ``field`` beside ``base``
+        (redacted already)."""
+        for piece in split_text(self._redaction.piece(kind, stream_key, text), self._soft_limit):
             if self._redactor is not None:
                 remember(piece, self._redactor)
-            await self._emit(
-                kind,
-                {**base, field: piece},
-                Status.RUNNING,
-                stream_key,
-                fallback=piece,
-                redacted=True,
-            )
+            await self._emit(kind, {**base, field: piece}, Status.RUNNING, stream_key, piece)
 
     async def _emit(
         self,
@@ -400,14 +427,9 @@ class ProgressEmitter:
         payload: Mapping[str, str],
         status: Status,
         stream_key: str | None,
-        *,
         fallback: str,
-        redacted: bool = False,
     ) -> None:
-        if not redacted:
-            redaction = self._redaction
-            payload = {name: redaction.text(value) for name, value in payload.items()}
-            fallback = redaction.text(fallback)
+        """Put one block on the wire, its payload and ``fallback`` redacted already."""
         async with self._lock:
             seq = self._next_seq
             self._next_seq += 1

@@ -15,6 +15,12 @@ logger = logging.getLogger(__name__)
 
 _LONE_SURROGATES: Final = re.compile("[\ud800-\udfff]")
 
+# Names redacted lately, by redactor: a tool's name and the fallbacks made of it come back with
+# every call of that tool, in every turn. A `Redactor` is a function of the text alone (a
+# subclass need not be, and is asked every time). Cleared when full.
+_NAMES_KEPT: Final = 1024
+_names: dict[tuple[Redactor, str], str] = {}
+
 # An exception message in an abort reason: enough to say what went wrong (a span status shows
 # 256 bytes of it), not a dump of whatever the exception carried.
 _REASON_MAX_CHARS: Final = 512
@@ -42,6 +48,18 @@ class TurnRedaction:
         """``text`` redacted alone."""
         text = sendable(text)
         return text if self.redactor is None else self.redactor.redact(text)
+
+    def name(self, text: str) -> str:
+        """`text` of a name (or a fixed phrase around one), remembered for the process."""
+        redactor = self.redactor
+        if redactor is None or type(redactor) is not Redactor:
+            return self.text(text)
+        found = _names.get((redactor, text))
+        if found is None:
+            if len(_names) >= _NAMES_KEPT:
+                _names.clear()
+            found = _names[redactor, text] = redactor.redact(sendable(text))
+        return found
 
     def piece(self, kind: Kind, stream_key: str | None, text: str) -> str:
         """``text`` redacted as the next piece of its stream: a secret split across pieces
