@@ -31,7 +31,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
-from a2a_progress import ProgressEmitter, open_task
+from a2a_progress import DEFAULT_REDACTOR, ProgressEmitter, Redactor, open_task
 from a2a_progress.serving import build_agent_card, user_message
 from workload import prose
 
@@ -61,6 +61,8 @@ class ScriptedAgent(AgentExecutor):
     """Runs the number of tool calls the request's text asks for (``"tools=N"``).
 
     ``observer``, if given, opens a :class:`TurnObserver` per turn (the SDK floor's callee side).
+    ``redactor`` is the emitter's (``None``: its texts sent unmasked, the baseline without the
+    emitter's redaction that bench_ir.py's ``off_unredacted`` arm counts).
     """
 
     def __init__(
@@ -69,8 +71,10 @@ class ScriptedAgent(AgentExecutor):
         observer: Callable[[RequestContext], TurnObserver] | None = None,
         *,
         scale: float = 1.0,
+        redactor: Redactor | None = DEFAULT_REDACTOR,
     ) -> None:
         self._observer = observer
+        self._redactor = redactor
         rng = random.Random(seed)
         # ``scale``: text sizes (thinking 150-1,500 characters, notes 30-300) times this.
         self._thoughts = [prose(rng, int(150 * scale), int(1500 * scale)) for _ in range(32)]
@@ -83,7 +87,7 @@ class ScriptedAgent(AgentExecutor):
         tools = int(context.get_user_input().removeprefix("tools="))
         updater = await open_task(context, event_queue)
         observe = None if self._observer is None else self._observer(context)
-        async with ProgressEmitter(updater) as progress:
+        async with ProgressEmitter(updater, redactor=self._redactor) as progress:
             for index in range(tools):
                 thought, note = self._thoughts[index % 32], self._notes[index % 32]
                 await progress.thinking(thought)

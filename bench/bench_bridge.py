@@ -2,7 +2,7 @@
 
 A real :class:`DefaultRequestHandler` runs the benchmark agent (agent.py) and a real
 ``BaseClient`` streams each turn through an in-process transport, so no network or encoding
-blurs the figures: 60 turns of 25 tool calls, 4 working updates each. Four arms run in this one
+blurs the figures: 20 turns of 25 tool calls, 4 working updates each. Six arms run in this one
 process, interleaved (the order reverses every repetition):
 
 - ``off``: the instrumentor off, the baseline of all three figures;
@@ -35,7 +35,9 @@ import statistics
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from a2a.client import BaseClient
 from a2a.server.agent_execution import AgentExecutor
+from a2a.server.request_handlers import DefaultRequestHandler
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.resources import Resource
@@ -86,6 +88,7 @@ class InProcessArms:
         self.tools = tools
         self._text_scale = text_scale
         self._agent = ScriptedAgent(scale=text_scale)
+        self._unredacted = ScriptedAgent(scale=text_scale, redactor=None)
         self._exporter = InMemorySpanExporter()
         self._provider = tracer_provider(
             "bench-inprocess", self._exporter, schedule_delay_millis=export_delay_ms
@@ -106,26 +109,24 @@ class InProcessArms:
         self._provider.shutdown()
         self._unsampled.shutdown()
 
-    async def _turns(self, served: AgentExecutor, turn: TurnRunner, turns: int) -> None:
-        client, handler = in_process_client(served)
-        try:
-            for _ in range(turns):
-                result = await turn(client, self.tools)
-                if not result.completed:
-                    raise AssertionError(f"turn did not complete: {result}")
-        finally:
-            await handler.aclose()
+    async def _serve(self, client: BaseClient, turn: TurnRunner, turns: int) -> None:
+        for _ in range(turns):
+            result = await turn(client, self.tools)
+            if not result.completed:
+                raise AssertionError(f"turn did not complete: {result}")
 
-    def run(self, name: str, turns: int, measure: Measure[T]) -> T:
+    def run(self, name: str, turns: int, measure: Measure[T], *, warmup: int = 0) -> T:
         """Serve ``turns`` turns through arm ``name``; what ``measure`` made of running them.
 
-        The instrumentor is switched on (``on``, ``unsampled``, ``content_off``) before the
-        handler and client are built and off after; the floor arms make the SDK calls
-        themselves (floor.py). Checks run after ``measure`` returns.
+        A fresh handler and client serve ``warmup`` turns first, then the measured ones
+        (building them is outside ``measure``). The instrumentor is switched on (``on``,
+        ``unsampled``, ``content_off``) before the handler and client are built and off after;
+        the floor arms make the SDK calls themselves (floor.py); ``off_unredacted`` is ``off``
+        with the emitter sending its texts unmasked. Checks run after ``measure`` returns.
         """
         reader = InMemoryMetricReader()
         meters = MeterProvider(metric_readers=[reader])
-        served: AgentExecutor = self._agent
+        served: AgentExecutor = self._unredacted if name == "off_unredacted" else self._agent
         turn: TurnRunner = run_turn
         instrumented = name in ("on", "unsampled", "content_off")
         provider = self._unsampled if "unsampled" in name else self._provider
@@ -142,11 +143,18 @@ class InProcessArms:
             options["capture_content"] = name != "content_off"
             self._instrumentor.instrument(**options)
         try:
-            measured = measure(lambda: self._runner.run(self._turns(served, turn, turns)))
+            client, handler = self._runner.run(_client(served))
+            try:
+                if warmup:
+                    self._runner.run(self._serve(client, turn, warmup))
+                measured = measure(lambda: self._runner.run(self._serve(client, turn, turns)))
+            finally:
+                self._runner.run(handler.aclose())
         finally:
             if instrumented:
                 self._instrumentor.uninstrument()
-        if name != "off":
+        turns += warmup
+        if not name.startswith("off"):
             provider.force_flush()
             if "unsampled" in name:
                 if self._dropped.get_finished_spans():
@@ -158,8 +166,16 @@ class InProcessArms:
         return measured
 
 
+async def _client(served: AgentExecutor) -> tuple[BaseClient, DefaultRequestHandler]:
+    """in_process_client(), built inside the arms' event loop."""
+    return in_process_client(served)
+
+
 def run(quick: bool) -> list[Figure]:
-    turns, tools = (12, 25) if quick else (60, 25)
+    # 2,000 updates a repetition (6,000 until the emitter's redaction made the untraced agent
+    # ~2x slower per update): the instruction counts (bench_ir.py) are the primary in-process
+    # figures, these CPU ratios move by ~0.1 between runs whatever the length.
+    turns, tools = (8, 25) if quick else (20, 25)
     updates = turns * tools * UPDATES_PER_TOOL
     arms = InProcessArms(tools)
     walls: dict[str, list[float]] = {}
@@ -174,7 +190,7 @@ def run(quick: bool) -> list[Figure]:
 
     try:
         samples = interleave_arms(
-            {name: arm(name) for name in ARMS}, reps=5 if quick else 7, warmup=1
+            {name: arm(name) for name in ARMS}, reps=5, warmup=1
         )
     finally:
         arms.close()

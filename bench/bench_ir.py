@@ -75,89 +75,116 @@ def _marks_library(directory: Path) -> Path:
 
 @dataclass(frozen=True)
 class Plan:
-    """What to count: ``arms`` at turn counts ``low`` and ``high`` of ``tools`` tool calls,
-    the agent's texts ``text_scale`` times their usual sizes."""
+    """What to count: the arms of ``processes``, each tuple run in that order by one valgrind
+    process, each arm one turn of ``tools`` tool calls on a handler and client that have served
+    one uncounted turn of the same, the agent's texts ``text_scale`` times their usual sizes.
 
-    arms: tuple[str, ...]
+    Counts repeat exactly for the same plan. An arm's count depends a little on what ran
+    before it in its process (up to ~0.6% of the arm between orders tried: caches, the
+    allocator's arenas), so a bridge arm runs in the same process as its floor, and a plan is
+    compared only with itself.
+    """
+
+    processes: tuple[tuple[str, ...], ...]
     tools: int
-    low: int
-    high: int
     text_scale: float = 1.0
 
     @property
+    def arms(self) -> tuple[str, ...]:
+        return tuple(arm for arms in self.processes for arm in arms)
+
+    @property
     def updates(self) -> int:
-        """Working updates between the two windows of an arm."""
+        """Working updates in each arm's counted turn."""
         from agent import UPDATES_PER_TOOL
 
-        return (self.high - self.low) * self.tools * UPDATES_PER_TOOL
+        return self.tools * UPDATES_PER_TOOL
 
 
-FULL = Plan(("off", "floor", "floor_unsampled", "on", "unsampled", "content_off"), 25, 1, 3)
-"""make bench: every arm, the CPU figures' turns of 25 tool calls, 200 updates counted."""
+FULL = Plan(
+    (
+        ("floor", "content_off", "on"),
+        ("off", "off_unredacted", "floor_unsampled", "unsampled"),
+    ),
+    tools=25,
+)
+"""make bench: every arm, the CPU figures' turns of 25 tool calls, 100 updates counted each;
+two processes of about the same cost (content captured doubles the redaction)."""
 
 
 def count(plan: Plan) -> dict[str, float]:
-    """Instructions per working update of each arm of ``plan``, under callgrind."""
+    """Instructions per working update of each arm of ``plan``, under callgrind.
+
+    The processes of the plan run side by side (on two cores, in half the time): the count of
+    an arm does not depend on the machine's load.
+    """
     problem = missing_tools()
     if problem is not None:
         raise RuntimeError(problem)
     with tempfile.TemporaryDirectory(prefix="a2a-progress-ir-") as tmp:
         directory = Path(tmp)
         library = _marks_library(directory)
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            "--instr-atstart=no",
-            f"--callgrind-out-file={directory}/callgrind.out",
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--inside",
-            json.dumps({**plan.__dict__, "library": str(library)}),
-        ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"callgrind run failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        running = []
+        for index, arms in enumerate(plan.processes):
+            inside = {"arms": arms, "tools": plan.tools, "text_scale": plan.text_scale}
+            command = [
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={directory}/callgrind.out.{index}",
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--inside",
+                json.dumps({**inside, "library": str(library)}),
+            ]
+            running.append(
+                subprocess.Popen(
+                    command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+                )
+            )
+        for process in running:
+            _, stderr = process.communicate()
+            if process.returncode != 0:
+                raise RuntimeError(
+                    f"callgrind run failed ({process.returncode}):\n{stderr[-4000:]}"
+                )
         totals: dict[str, int] = {}
-        for dump in directory.glob("callgrind.out.*"):
+        for dump in directory.glob("callgrind.out.*.*"):
             text = dump.read_text(errors="replace")
             label, total = _LABEL.search(text), _TOTALS.search(text)
             if label is not None and total is not None:
                 totals[label.group(1)] = int(total.group(1))
-    per_update = {}
-    for arm in plan.arms:
-        low, high = totals[f"{arm}:{plan.low}"], totals[f"{arm}:{plan.high}"]
-        per_update[arm] = (high - low) / plan.updates
-    return per_update
+    return {arm: totals[arm] / plan.updates for arm in plan.arms}
 
 
 def _inside(plan_json: str) -> None:
-    """In the valgrind process: warm each arm up, then count it at both turn counts."""
+    """In a valgrind process: per arm, one turn uncounted, then one counted, same client."""
     options = json.loads(plan_json)
-    marks = ctypes.CDLL(options.pop("library"))
+    marks = ctypes.CDLL(options["library"])
     marks.ir_dump.argtypes = [ctypes.c_char_p]
-    plan = Plan(**{**options, "arms": tuple(options["arms"])})
     from bench_bridge import InProcessArms
 
     # Longer than any run: spans go out by full batches only, at the same points every time.
-    arms = InProcessArms(plan.tools, export_delay_ms=24 * 3600 * 1000, text_scale=plan.text_scale)
+    arms = InProcessArms(
+        options["tools"], export_delay_ms=24 * 3600 * 1000, text_scale=options["text_scale"]
+    )
 
     def window(label: str) -> Callable[[Callable[[], None]], None]:
         def measure(turns: Callable[[], None]) -> None:
             gc.collect()
+            gc.freeze()  # the collector's work in the window: this turn's objects, not the past
             marks.ir_start()
             turns()
             marks.ir_stop()
             marks.ir_dump(label.encode())
+            gc.unfreeze()
 
         return measure
 
     try:
-        for arm in plan.arms:
-            arms.run(arm, 1, lambda turns: turns())  # warm-up, uninstrumented
-        for arm in plan.arms:
-            for turns in (plan.low, plan.high):
-                arms.run(arm, turns, window(f"{arm}:{turns}"))
+        for arm in options["arms"]:
+            arms.run(arm, 1, window(arm), warmup=1)
     finally:
         arms.close()
 
@@ -200,24 +227,39 @@ def figures(counts: dict[str, float], plan: Plan) -> list[Figure]:
 
     A bridge figure's target is its floor's ratio plus the issue's allowance above the floor;
     ``above_floor`` is what it measured there. A floor figure is informational (target: its
-    own ratio).
+    own ratio). Every figure also records the ``off_unredacted`` arm (the untraced agent with
+    the emitter's redaction left out), and a bridge figure its instructions above its floor
+    against that baseline: the emitter's redaction is most of ``off`` and none of the bridge.
     """
-    off = counts["off"]
+    off, plain = counts["off"], counts["off_unredacted"]
     results = []
     for name, (arm, floor_arm, allowance, what) in _FIGURES.items():
         ratio = counts[arm] / off
-        extra: dict[str, object] = {"off_instructions": round(off)}
+        extra: dict[str, object] = {
+            "off_instructions": round(off),
+            "off_unredacted_instructions": round(plain),
+            "updates": plan.updates,
+        }
         notes = (
-            f"{what}; instructions per working update under callgrind (difference of "
-            f"{plan.low}- and {plan.high}-turn windows of {plan.tools} tool calls, "
-            f"{plan.updates} updates), vs the instrumentor off ({off / 1000:,.0f} k)"
+            f"{what}; instructions per working update under callgrind (one turn of "
+            f"{plan.tools} tool calls, {plan.updates} updates, counted after an uncounted one "
+            f"on the same handler and client), vs the instrumentor off ({off / 1000:,.0f} k, "
+            f"of which the emitter's redaction {(off - plain) / 1000:,.0f} k: "
+            f"{plain / 1000:,.0f} k without it)"
         )
         if floor_arm is not None and allowance is not None:
             floor_ratio = counts[floor_arm] / off
+            above = counts[arm] - counts[floor_arm]
             extra["above_floor"] = round(ratio - floor_ratio, 4)
             extra["floor_ratio"] = round(floor_ratio, 4)
+            extra["above_floor_instructions"] = round(above)
+            extra["above_floor_vs_unredacted"] = round(above / plain, 4)
             target = round(floor_ratio + allowance, 4)
-            notes += f"; {ratio - floor_ratio:.3f} above its floor ({floor_ratio:.3f})"
+            notes += (
+                f"; {ratio - floor_ratio:.3f} above its floor ({floor_ratio:.3f}): "
+                f"{above / 1000:+,.0f} k per update, {above / plain:.3f} of the untraced agent "
+                f"without the emitter's redaction (target {allowance:.2f} of the baseline)"
+            )
         else:
             target = round(ratio, 4)
         results.append(
@@ -236,7 +278,7 @@ def figures(counts: dict[str, float], plan: Plan) -> list[Figure]:
 
 
 def run(quick: bool) -> list[Figure]:
-    """run.py's ``ir_inprocess`` worker (``quick``: the same plan; it takes about 2 minutes)."""
+    """run.py's ``ir_inprocess`` worker (``quick``: the same plan)."""
     del quick
     return figures(count(FULL), FULL)
 

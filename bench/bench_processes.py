@@ -1,10 +1,11 @@
-"""e2e_processes: caller and callee in separate processes, as agents are deployed; wall clock.
+"""e2e_processes, e2e_processes_vs_a2a_sdk: the callee in its own process, as deployed.
 
 The other end-to-end figures run both agents in one process and time its CPU: they charge every
 cycle the bridge spends. What a user waits for is the wall clock of a turn with each agent in its
 own process (on this machine, two cores). Each repetition starts the callee
-(callee_process.py) in a fresh process, streams turns of 375 tool calls (1,500 working updates)
-to it over JSON-RPC from this process, and stops it. Three arms, interleaved:
+(callee_process.py) in a fresh process, streams one turn of 375 tool calls (1,500 working
+updates) to it over JSON-RPC from this process after a one-tool warm-up turn, and stops it.
+Four arms, interleaved (the order reverses every repetition), median of 7:
 
 - ``off``: nothing traced on either side;
 - ``ours``: :class:`A2AProgressInstrumentor` on both sides, spans and metrics over OTLP/HTTP to
@@ -13,8 +14,12 @@ to it over JSON-RPC from this process, and stops it. Three arms, interleaved:
   the same spans, events and metrics made with no protocol work, exported the same way;
 - ``sdk``: a2a-sdk's own tracing on both sides, spans over OTLP/HTTP to the same receiver.
 
-The figure is the median wall clock of ``ours`` against ``off``; both processes' CPU time and
-a2a-sdk's arm are in the notes. As in bench_sdk_tracing.py, run.py imports a2a with a2a-sdk's
+``e2e_processes`` is the median wall clock of ``ours`` against ``off`` (target: the floor's
+ratio + 0.03). ``e2e_processes_vs_a2a_sdk`` is issue 21's acceptance check as it is worded:
+what ours adds to the turn's wall clock over what a2a-sdk's own tracing adds,
+``(ours - off) / (sdk - off)`` of the medians (target 0.15); the same ratio of both processes'
+CPU time (user + system), the steadier figure on a shared machine, is recorded beside it
+(``cpu_added_vs_a2a_sdk``). As in bench_sdk_tracing.py, run.py imports a2a with a2a-sdk's
 tracing on for this worker, and the ``off`` and ``ours`` arms swap its tracer for a no-op.
 """
 
@@ -71,7 +76,7 @@ class _Callee:
 
 
 def run(quick: bool) -> list[Figure]:
-    turns = 1 if quick else 2
+    turns = 1  # the issue's check: one 1,500-update turn
     bench = Bench(turns=turns, tools=TOOLS_PER_TURN, concurrent=1)  # span checks, walls
     sdk_provider = tracer_provider(
         "bench-a2a-sdk-caller", OTLPSpanExporter(endpoint=f"{endpoint()}/v1/traces")
@@ -112,7 +117,7 @@ def run(quick: bool) -> list[Figure]:
 
     try:
         samples = interleave_arms(
-            {name: arm(name) for name in ("ours", "off", "floor", "sdk")}, reps=3 if quick else 5
+            {name: arm(name) for name in ("ours", "off", "floor", "sdk")}, reps=3 if quick else 7
         )
     finally:
         bench.close()
@@ -120,36 +125,45 @@ def run(quick: bool) -> list[Figure]:
     wall = {name: statistics.median(values) for name, values in samples.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     updates = turns * TOOLS_PER_TURN * UPDATES_PER_TOOL
-    # What each adds to the untraced turn's wall clock; ours against a2a-sdk's is the deployed
-    # comparison a user makes.
+    # What each adds to the untraced turn; ours against a2a-sdk's is the deployed comparison a
+    # user makes, and the issue's acceptance check.
     added = {name: wall[name] - wall["off"] for name in ("ours", "floor", "sdk")}
-    figure = ratio_figure(
+    cpu_added = {name: cpu[name] - cpu["off"] for name in ("ours", "floor", "sdk")}
+    workload = (
+        f"{turns} turn(s) of {TOOLS_PER_TURN} tool calls ({updates} working updates) per "
+        "repetition over JSON-RPC streaming, the callee in a process of its own, both sides "
+        f"exporting OTLP/HTTP, medians of {len(samples['off'])} interleaved repetitions"
+    )
+    measured = (
+        f"wall clock: none {wall['off']:.3f} s, ours {wall['ours']:.3f} s "
+        f"(x{wall['ours'] / wall['off']:.3f}), the SDK floor (floor.py) {wall['floor']:.3f} s "
+        f"(x{wall['floor'] / wall['off']:.3f}), a2a-sdk's own tracing {wall['sdk']:.3f} s "
+        f"(x{wall['sdk'] / wall['off']:.3f}); CPU time of both processes: none "
+        f"{cpu['off']:.3f} s, ours {cpu['ours']:.3f} s (x{cpu['ours'] / cpu['off']:.3f}), the "
+        f"floor {cpu['floor']:.3f} s (x{cpu['floor'] / cpu['off']:.3f}), a2a-sdk "
+        f"{cpu['sdk']:.3f} s (x{cpu['sdk'] / cpu['off']:.3f})"
+    )
+    extra = {
+        "updates": updates,
+        "floor_wall_ratio": round(wall["floor"] / wall["off"], 4),
+        "a2a_sdk_wall_ratio": round(wall["sdk"] / wall["off"], 4),
+        "added_vs_a2a_sdk": round(added["ours"] / added["sdk"], 4),
+        "cpu_ratio": round(cpu["ours"] / cpu["off"], 4),
+        "floor_cpu_ratio": round(cpu["floor"] / cpu["off"], 4),
+        "a2a_sdk_cpu_ratio": round(cpu["sdk"] / cpu["off"], 4),
+        "cpu_added_vs_a2a_sdk": round(cpu_added["ours"] / cpu_added["sdk"], 4),
+        "cpu_samples": {name: [round(v, 4) for v in values] for name, values in cpus.items()},
+    }
+    processes = ratio_figure(
         "e2e_processes",
         (samples["ours"], samples["off"]),
         unit="s",
         scale=1.0,
         # Ours may add at most 0.03 of the untraced turn above what the SDK floor adds.
         target=round(wall["floor"] / wall["off"] + 0.03, 4),
-        notes=(
-            f"{turns} turn(s) of {TOOLS_PER_TURN} tool calls ({updates} working updates) per "
-            "repetition over JSON-RPC streaming, the callee in a process of its own; wall clock "
-            f"of the turns, both sides instrumented (OTLP/HTTP) vs neither: medians "
-            f"{wall['ours']:.3f} s vs {wall['off']:.3f} s; the SDK floor (floor.py) "
-            f"{wall['floor']:.3f} s (x{wall['floor'] / wall['off']:.3f}); a2a-sdk's own tracing "
-            "on both sides "
-            f"{wall['sdk']:.3f} s (x{wall['sdk'] / wall['off']:.3f}); CPU time of both "
-            f"processes: ours {cpu['ours']:.3f} s, the floor {cpu['floor']:.3f} s, a2a-sdk "
-            f"{cpu['sdk']:.3f} s, none {cpu['off']:.3f} s (x{cpu['ours'] / cpu['off']:.3f}, "
-            f"x{cpu['floor'] / cpu['off']:.3f}, x{cpu['sdk'] / cpu['off']:.3f}); ours adds "
-            f"{added['ours'] / added['sdk']:.3f} of what a2a-sdk's tracing adds to the wall clock"
-        ),
+        notes=f"{workload}; ours vs neither traced, {measured}",
         extra={
-            "floor_wall_ratio": round(wall["floor"] / wall["off"], 4),
-            "added_vs_a2a_sdk": round(added["ours"] / added["sdk"], 4),
-            "updates": updates,
-            "a2a_sdk_wall_ratio": round(wall["sdk"] / wall["off"], 4),
-            "cpu_ratio": round(cpu["ours"] / cpu["off"], 4),
-            "a2a_sdk_cpu_ratio": round(cpu["sdk"] / cpu["off"], 4),
+            **extra,
             "expect_spans": {
                 "service": BRIDGE_SERVICE,
                 "reps": bench.exported_reps.get("ours", 0),
@@ -159,7 +173,26 @@ def run(quick: bool) -> list[Figure]:
             },
         },
     )
-    return [figure]
+    acceptance = ratio_figure(
+        "e2e_processes_vs_a2a_sdk",
+        ([added["ours"]], [added["sdk"]]),
+        unit="s",
+        scale=1.0,
+        target=0.15,
+        notes=(
+            f"issue 21's acceptance check: {workload}; what our instrumentor (defaults: sampled, "
+            "content capture off) adds to the wall clock of the turn over what a2a-sdk's own "
+            f"tracing adds, medians: {added['ours']:+.3f} s vs {added['sdk']:+.3f} s; in CPU "
+            f"time of both processes {cpu_added['ours']:+.3f} s vs {cpu_added['sdk']:+.3f} s "
+            f"({cpu_added['ours'] / cpu_added['sdk']:.3f}); {measured}"
+        ),
+        extra=extra,
+    )
+    acceptance.extra.pop("reps")
+    acceptance.extra["samples"] = {
+        name: [round(value, 4) for value in values] for name, values in samples.items()
+    }
+    return [processes, acceptance]
 
 
 def floor_caller(telemetry: Telemetry) -> TurnRunner:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -51,7 +52,7 @@ WORKERS: dict[str, tuple[str, ...]] = {
     "e2e_loopback": ("e2e_loopback", "vs_a2a_sdk_tracing", "e2e_sdk_floor"),
     "e2e_dead_collector": ("e2e_dead_collector",),
     "concurrency": ("concurrency",),
-    "e2e_processes": ("e2e_processes",),
+    "e2e_processes": ("e2e_processes", "e2e_processes_vs_a2a_sdk"),
 }
 FIGURES = tuple(name for names in WORKERS.values() for name in names)
 
@@ -111,7 +112,8 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", name]
     if quick:
         command.append("--quick")
-    started = time.monotonic()
+    started, load_before = time.monotonic(), os.getloadavg()[0]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     receiver = None
     env = dict(os.environ)
     if name in E2E_WORKERS:
@@ -134,9 +136,24 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
         if receiver is not None:
             receiver.stop()
     seconds = round(time.monotonic() - started, 1)
+    done_children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU time of the worker and every process it waited for (callee processes, valgrind): on
+    # two quiet cores the worker's wall time is about this, less where it runs two at once.
+    cpu_seconds = round(
+        done_children.ru_utime
+        + done_children.ru_stime
+        - children.ru_utime
+        - children.ru_stime,
+        1,
+    )
     found = versions()
+    # The machine's 1-minute load average as the worker started and ended: on a shared machine
+    # wall-clock figures move with it (instruction counts do not).
+    load = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     for result in results:
         result["seconds"] = seconds
+        result["cpu_seconds"] = cpu_seconds
+        result["load_average"] = load
         result["versions"] = found
     return results
 
@@ -233,6 +250,7 @@ def main() -> None:
     previous = json.loads(out.read_text()) if args.only and out.exists() else []
     merged = {r["name"]: r for r in previous}
     results = []
+    spent: dict[str, tuple[float, float, list[float]]] = {}
     started = time.monotonic()
     for worker in workers:
         print(f"running {worker} ...", flush=True)
@@ -244,13 +262,21 @@ def main() -> None:
             )
             results.append(result)
             merged[result["name"]] = result
+            spent[worker] = (result["seconds"], result["cpu_seconds"], result["load_average"])
         ordered = [merged[n] for n in FIGURES if n in merged]
         out.write_text(
             json.dumps(ordered, indent=2) + "\n"
         )  # after each worker: partial runs survive
     print()
     print(tables.table(results))
-    print(f"\n{len(workers)} workers in {time.monotonic() - started:.0f} s")
+    print("\nper worker: wall s / CPU s of its processes / 1-min load average at start, end")
+    for worker, (wall, cpu, load) in spent.items():
+        print(f"  {worker:>20}: {wall:6.0f} {cpu:6.0f}   {load[0]:.1f}, {load[1]:.1f}")
+    cpu_total = sum(cpu for _, cpu, _ in spent.values())
+    print(
+        f"{len(workers)} workers in {time.monotonic() - started:.0f} s "
+        f"({cpu_total:.0f} s of CPU; load average now {os.getloadavg()[0]:.1f})"
+    )
     print(f"written to {out.relative_to(BENCH_DIR.parent)}")
 
 
