@@ -189,9 +189,7 @@ def run(quick: bool) -> list[Figure]:
         return run_arm
 
     try:
-        samples = interleave_arms(
-            {name: arm(name) for name in ARMS}, reps=5, warmup=1
-        )
+        samples = interleave_arms({name: arm(name) for name in ARMS}, reps=5, warmup=1)
     finally:
         arms.close()
 

@@ -140,10 +140,7 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
     # CPU time of the worker and every process it waited for (callee processes, valgrind): on
     # two quiet cores the worker's wall time is about this, less where it runs two at once.
     cpu_seconds = round(
-        done_children.ru_utime
-        + done_children.ru_stime
-        - children.ru_utime
-        - children.ru_stime,
+        done_children.ru_utime + done_children.ru_stime - children.ru_utime - children.ru_stime,
         1,
     )
     found = versions()
