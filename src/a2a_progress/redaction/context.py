@@ -31,7 +31,7 @@ import re
 from typing import Final
 
 from a2a_progress.redaction.anchors import Anchors, first_matches
-from a2a_progress.redaction.evidence import looks_random, password_like
+from a2a_progress.redaction.evidence import MIN_RANDOM, looks_random, password_like
 from a2a_progress.redaction.values import MASK, NAME_WORDS, NOT_A_SECRET, NOT_A_VALUE_NAME
 
 # A credential's name: a run of name characters holding a credential word.
@@ -112,9 +112,14 @@ _JUDGED: Final = frozenset(
     {"blank_val", "blank_uval", "pipe_uval", "flag_uval", "slash_uval", "sibling_uval"}
 )
 REGEX: Final = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _SHAPES))
-_VALUE_GROUPS: Final = tuple(
-    group for group in REGEX.groupindex if group.endswith(("_val", "_uval"))
-)
+# Each shape alone (tried only where it can start, see `_starts`).
+_SINGLES: Final = tuple(re.compile(f"(?P<{name}>{pattern})") for name, pattern in _SHAPES)
+# Each shape's value groups, by the shape's name (a match's ``lastgroup``, in the alternation
+# as alone): a dict keyed by the pattern would hash its whole compiled code on every lookup.
+_VALUE_GROUPS: Final = {
+    name: tuple(group for group in single.groupindex if group.endswith(("_val", "_uval")))
+    for (name, _), single in zip(_SHAPES, _SINGLES, strict=True)
+}
 # Every shape holds one of these (lower case): a text without any is not scanned (prose with
 # "passed" or "keys" in it costs a few substring searches, not the regex).
 # Grouped under a string each of the group holds: text without "pass" or "key" (most prose)
@@ -134,7 +139,7 @@ _TRIGGERS: Final = (
 
 
 def _value_span(match: re.Match[str]) -> tuple[str, int, int] | None:
-    for group in _SINGLE_GROUPS.get(match.re, _VALUE_GROUPS):
+    for group in _VALUE_GROUPS[match.lastgroup or ""]:
         start = match.start(group)
         if start != -1:
             return group, start, match.end(group)
@@ -153,6 +158,10 @@ def _secret(match: re.Match[str], group: str, value: str) -> bool:
         return _LOOKUP.search(match.group("call")[: match.start(group) - match.start()]) is None
     if group not in _JUDGED:
         return True
+    if len(value) < MIN_RANDOM and (value.isalpha() or value.isdigit()):
+        # A word or a number ("the token budget"): no symbol nor digit among letters, too
+        # short to be random. The common case, decided without the two tests.
+        return False
     return password_like(value) or looks_random(value)
 
 
@@ -178,11 +187,6 @@ _NAME_PARTS: Final = (
 _CALL_WORDS: Final = ("pass", "credential", "secret", "auth", "token", "securestring")
 _SQL_WORDS: Final = ("pass", "identified", "secret", "token", "set")
 _NAME_BACK: Final = 80 + 20
-_SINGLES: Final = tuple(re.compile(f"(?P<{name}>{pattern})") for name, pattern in _SHAPES)
-_SINGLE_GROUPS: Final = {
-    single: tuple(group for group in single.groupindex if group.endswith(("_val", "_uval")))
-    for single in _SINGLES
-}
 _BLANK, _SQL, _NAMEPAIR, _CALL, _SIBLING, _BLOCK, _PIPE, _FLAG, _SLASH = range(len(_SHAPES))
 _CALL_RUN: Final = re.compile(r"[\w.$:-]*")
 _FLAG_RUN: Final = re.compile(r"[\w-]*")
@@ -203,6 +207,16 @@ def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+def _flag_char(char: str) -> bool:
+    """``[\\w-]``: a character of a flag's run."""
+    return char.isalnum() or char in "_-"
+
+
+def _name_char(char: str) -> bool:
+    """``[\\w.-]``: a character of a name's run (``str.isalnum`` is ``re``'s ``\\w`` but "_")."""
+    return char.isalnum() or char in "_.-"
+
+
 def _starts(anchors: Anchors) -> set[tuple[int, int]]:
     """``(position, shape)`` pairs where a shape (its index in ``_SHAPES``) may start. A pair
     is left out when the characters around its word already rule the shape out (what must
@@ -210,9 +224,19 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
     starts: set[tuple[int, int]] = set()
     add = starts.add
     text = anchors.text
+    # A word several loops look for ("pass", "token", "key"…) is searched for once.
+    found: dict[str, list[int]] = {}
+
+    def hits(word: str) -> list[int]:
+        at = found.get(word)
+        if at is None:
+            at = found[word] = anchors.hits(word)
+        return at
+
     for word in _NAME_PARTS:
-        for at in anchors.hits(word):
-            run = anchors.run_start(at, _NAME_BACK)
+        for at in hits(word):
+            # Most words stand after a blank: then the run starts at the word (no walk back).
+            run = anchors.run_start(at, _NAME_BACK) if at and _name_char(text[at - 1]) else at
             end = _NAME_END.match(text, at).end()  # type: ignore[union-attr]
             if end - run > _NAME_MAX:
                 continue  # a name of more than 80 characters is followed by one of its own
@@ -225,12 +249,12 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
             if _BLOCK_AFTER.match(text, end):
                 add((anchors.line_start(run), _BLOCK))
     for word in _SQL_WORDS:
-        for at in anchors.hits(word):
+        for at in hits(word):
             before = text[at - 1 : at] if at else ""
             if not (_word_char(before) or (before in "\"'-" and before)):
                 add((at, _SQL))
     for word in _CALL_WORDS:
-        for at in anchors.hits(word):
+        for at in hits(word):
             if not _CALL_AFTER.match(text, at):
                 continue
             run = anchors.run_start(at, 61, _CALL_RUN)
@@ -239,23 +263,25 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
                 if text[i] in ".:-":
                     add((i + 1, _CALL))
     for word in ("name", "key", "parameter"):
-        for at in anchors.hits(word):
+        for at in hits(word):
             before = text[at - 1 : at] if at else ""
             if not (_word_char(before) or before == "-"):
                 add((at, _SIBLING))
             if before and before in "\"'<":
                 add((at - 1, _SIBLING))
     for word in ("echo", "printf"):
-        for at in anchors.hits(word):
+        for at in hits(word):
             add((at, _PIPE))
-    for at in anchors.hits("-p"):
+    for at in hits("-p"):
         add((at, _FLAG))
     for word in ("pw", "pass"):
-        for at in anchors.hits(word):
+        for at in hits(word):
+            if not at or not _flag_char(text[at - 1]):
+                continue  # no run of flag characters before it: no dash to start a flag
             for i in range(anchors.run_start(at, 33, _FLAG_RUN), at):
                 if text[i] == "-":
                     add((i, _FLAG))
-    for at in anchors.hits("@"):
+    for at in hits("@"):
         value = anchors.run_start(at, 129, _SLASH_VALUE)
         if value and text[value - 1] == "/":
             add((anchors.run_start(value - 1, 65), _SLASH))
