@@ -21,7 +21,7 @@ import html
 import json
 import re
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from a2a_progress.redaction.values import MASK
@@ -34,6 +34,7 @@ _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 _UNICODE_ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
 _BACKSLASHED: Final = re.compile(r"\\([\"'\\/])")
 _BASE64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}+={0,2}(?![A-Za-z0-9+/=_-])")
+_MIN_BASE64: Final = 24  # the shortest run _BASE64 takes
 _MIN_SECRET: Final = 4
 _DEPTH: Final = 3
 _MAX_SECRETS: Final = 64
@@ -132,17 +133,34 @@ def mask_encoded(original: str, text: str, redact: Redact) -> tuple[str, int]:
         if form in text:
             count += text.count(form)
             text = text.replace(form, MASK)
-    if max(map(len, text.split()), default=0) >= 24:
-        text, found = _mask_base64(text, redact)
+    words = text.split()
+    if max(map(len, words), default=0) >= _MIN_BASE64:  # in C: most texts stop here
+        long_words = [word for word in words if len(word) >= _MIN_BASE64]
+        text, found = _mask_base64(text, long_words, redact)
         count += found
     return text, count
 
 
-def _mask_base64(text: str, redact: Redact) -> tuple[str, int]:
+def _runs(text: str, long_words: list[str]) -> Iterator[re.Match[str]]:
+    """``_BASE64.finditer(text)``, searched only inside ``long_words`` (the words of ``text``
+    of `_MIN_BASE64` characters or more, in order): a run holds no blank, and a blank is
+    neither a run's character nor one its look-arounds refuse, so a word's edges are the
+    text's for them. Each word is found after the one before it: what lies between is blanks
+    and shorter words, which cannot hold it."""
+    at = 0
+    search = _BASE64.finditer
+    for word in long_words:
+        at = text.find(word, at)
+        end = at + len(word)
+        yield from search(text, at, end)
+        at = end
+
+
+def _mask_base64(text: str, long_words: list[str], redact: Redact) -> tuple[str, int]:
     pieces: list[str] = []
     last = 0
     count = 0
-    for match in _BASE64.finditer(text):
+    for match in _runs(text, long_words):
         decoded = _decoded_base64(match.group())
         if decoded is None:
             continue

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Final, Protocol
 
 from a2a_progress.redaction.decoding import secrets_masked
+from a2a_progress.redaction.redactor import Redactor
 from a2a_progress.redaction.values import MASK
 
 CARRY_LINES: Final = 4
@@ -48,13 +49,16 @@ class Redacts(Protocol):
 class StreamRedactor:
     """The pieces of one stream, redacted with ``redactor`` as the whole stream would be."""
 
-    __slots__ = ("_carry", "_names_nothing", "_pem_open", "_redactor")
+    __slots__ = ("_carry", "_marks_changes", "_names_nothing", "_pem_open", "_redactor")
 
     def __init__(self, redactor: Redacts) -> None:
         self._redactor = redactor
         # A redactor that can tell a text holding no credential word (the built-in one) lets a
         # piece after such a carry be redacted alone; any other is always given the join.
         self._names_nothing: Callable[[str], bool] = getattr(redactor, "names_nothing", _never)
+        # The built-in redactor writes `MASK` into every value it changes and counts only
+        # changes in a text without one; of any other, nothing is assumed.
+        self._marks_changes = type(redactor) is Redactor
         self._carry = ""
         self._pem_open = False
 
@@ -96,8 +100,14 @@ class StreamRedactor:
             return self._redactor.redact_counted(piece)
         masked, count = self._redactor.redact_counted(joined)
         self._remember(joined)
-        carry_masked, carry_count = self._redactor.redact_counted(carry)
         alone, alone_count = self._redactor.redact_counted(piece)
+        if self._marks_changes and not alone_count and masked == joined and MASK not in joined:
+            # The join and the piece alone mask nothing (most pieces). Whatever the carry alone
+            # masks, the piece then goes out as it is: a carry that changes gains a mask, which
+            # the join does not start with, and one that does not leaves the piece. So the
+            # carry is not redacted a third time.
+            return piece, 0
+        carry_masked, carry_count = self._redactor.redact_counted(carry)
         if not masked.startswith(carry_masked):
             # A mask starts inside the carry and runs into the piece: the pieces read as one
             # token ("…key=<your-key>" + "export …") that neither is. Pieces are messages, not
