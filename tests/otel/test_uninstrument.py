@@ -152,10 +152,10 @@ async def test_an_internal_error_is_logged_once_and_harms_nothing(
     telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
 
-    def broken(self: TurnTelemetry, update: object) -> None:
+    def broken(self: TurnTelemetry, *args: object) -> None:
         raise RuntimeError("bridge bug")
 
-    monkeypatch.setattr(TurnTelemetry, "_progress", broken)
+    monkeypatch.setattr(TurnTelemetry, "_accepted", broken)
     caplog.set_level(logging.WARNING, logger=bridge.__name__)
     traced = [await run("jsonrpc"), await run("grpc")]
     assert bridge_errors(caplog) == ["a2a-progress telemetry error in feed (logged once)"]

@@ -317,6 +317,13 @@ class ProgressAssembler:
                 turn.note_time(at, last_chance=True)
             if message is None:
                 return []
+            parts = message.parts
+            if handed is None and len(parts) == 1 and type(found := parts[0].envelope) is Envelope:
+                # The norm, _progress() inlined: one Part, its envelope usable (and its text the
+                # fallback, which only the update made without on_accepted carries).
+                text = "" if self._on_accepted is not None else parts[0].text or ""
+                update = self._envelope(turn, found, text, at, False, None)
+                return [] if update is None else [update]
             return self._progress(turn, message, at, False, handed)
         if state in TERMINAL_STATES or state in INTERRUPTED_STATES:
             reason = TERMINAL_END_REASONS.get(state, EndReason.STREAM_CLOSED)

@@ -17,6 +17,7 @@ commas), else all of them.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,7 +61,17 @@ def resolve_dialects(dialects: str | Iterable[str] | None = None) -> frozenset[s
     """
     if dialects is None:
         dialects = os.environ.get(DIALECTS_ENV, "all")
-    names = dialects.replace(",", " ").split() if isinstance(dialects, str) else list(dialects)
+    if isinstance(dialects, str):
+        return _dialects_named(dialects)  # every assembler asks: a string is read once
+    return _dialects_of(list(dialects))
+
+
+@functools.lru_cache(maxsize=64)
+def _dialects_named(names: str) -> frozenset[str]:
+    return _dialects_of(names.replace(",", " ").split())
+
+
+def _dialects_of(names: list[Any]) -> frozenset[str]:
     wanted = {str(name).strip().lower() for name in names}
     if not wanted or "all" in wanted:
         return frozenset() if wanted & _NONE else frozenset(DIALECT_NAMES)

@@ -12,6 +12,7 @@ under it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -137,16 +138,23 @@ def _server_attributes(client: BaseClient) -> dict[str, Any]:
     if chosen is not None and chosen[1]:
         attributes[conv.A2A_PROTOCOL_VERSION] = bounded(chosen[1], 32)[0]
     if isinstance(url, str) and url:
-        parts = urlsplit(url if "://" in url else f"//{url}")
-        try:
-            port = parts.port or _DEFAULT_PORTS.get(parts.scheme)
-        except ValueError:
-            port = None
-        if parts.hostname:
-            attributes[conv.SERVER_ADDRESS] = parts.hostname
+        host, port = _address(url)
+        if host:
+            attributes[conv.SERVER_ADDRESS] = host
             if port is not None:
                 attributes[conv.SERVER_PORT] = port
     return attributes
+
+
+@functools.lru_cache(maxsize=256)
+def _address(url: str) -> tuple[str | None, int | None]:
+    """The host and port of an agent's URL (parsed once per URL: a client calls the same one)."""
+    parts = urlsplit(url if "://" in url else f"//{url}")
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:
+        port = None
+    return parts.hostname, port
 
 
 def _is_streaming(client: BaseClient) -> bool:

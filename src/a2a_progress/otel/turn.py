@@ -27,7 +27,6 @@ from a2a_progress.consumer import (
     EndReason,
     Outcome,
     ProgressAssembler,
-    ProgressUpdate,
     TurnOutcome,
     error_text,
 )
@@ -56,8 +55,8 @@ from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer.handoff import handed_envelope, redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
 from a2a_progress.redaction.stream import Redacts, StreamRedactor
-from a2a_progress.sdk.adapter import A2AEvent, working_update
-from a2a_progress.sdk.views import TaskState, state_name
+from a2a_progress.sdk.adapter import A2AEvent, view_event, working_update
+from a2a_progress.sdk.views import EventView, TaskState, state_name
 
 if TYPE_CHECKING:
     from a2a_progress.otel.bridge import Bridge
@@ -81,6 +80,8 @@ _DUPLICATE: Final = Outcome.DUPLICATE.value
 _ACCEPTED: Final = Outcome.ACCEPTED
 _WORKING: Final = int(TaskState.WORKING)
 _TOOL_CALL: Final = Kind.TOOL_CALL
+_TEXT: Final = Kind.TEXT
+_OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
 # A stream of content: the kind and stream key of its envelopes.
 _Stream = tuple[Kind, str | None]
 _INT64_MIN: Final = -(2**63)
@@ -123,16 +124,19 @@ class TurnTelemetry:
         self._span_events = EventBuffer(span, self._config.max_events_per_span)
         # A turn the sampler dropped (span not recording) makes no span events, content or tool
         # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
-        # context. Its metrics are still counted, from the same assembler, which hands it each
-        # accepted envelope's effects without making an update of it (on_accepted).
+        # context. Its metrics are still counted, from the same assembler.
         self._recording = span.is_recording()
         # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
-        # its own tools, and spans read back from its updates would double each of them.
+        # its own tools, and spans read back from its updates would double each of them. The
+        # assembler hands over each accepted envelope's effects (on_accepted) without making a
+        # ProgressUpdate of it: what feed() returns is degraded updates and turn outcomes.
         self._assembler = ProgressAssembler(
             on_outcome=self._count_outcome,
             dialects=None if observer == conv.OBSERVER_CALLER else "none",
-            on_accepted=None if self._recording else self._accepted,
+            on_accepted=self._accepted,
         )
+        # The view of the event being fed (caller): its message may announce the callee's span.
+        self._view: EventView | None = None
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
         # The callee's tool span just opened, for the caller (see announce.py); the callee's
@@ -188,24 +192,25 @@ class TurnTelemetry:
             if handed is not None and (working := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
                 task_id, context_id, at = working
-                updates = self._assembler.feed_working(task_id, context_id, at, *handed)
                 if self._task_id is None or self._context_id is None:
                     self._note_ids(task_id, context_id)
+                updates = self._assembler.feed_working(task_id, context_id, at, *handed)
                 self._state = _WORKING
             else:
-                envelope = None if handed is None else handed[0]
-                updates = self._assembler.feed(event, envelope=envelope)
-                view = self._assembler.last_event
-                if view is not None:
-                    if self._task_id is None or self._context_id is None:
-                        self._note_ids(view.task_id, view.context_id)
-                    if view.state:
-                        self._state = view.state
+                view = self._view = view_event(event)
+                # Before feeding: the tool spans it opens are labelled with the ids.
+                if self._task_id is None or self._context_id is None:
+                    self._note_ids(view.task_id, view.context_id)
+                updates = self._assembler.feed_view(
+                    view, envelope=None if handed is None else handed[0]
+                )
+                if view.state:
+                    self._state = view.state
             for update in updates:
                 if isinstance(update, TurnOutcome):
                     self._outcome(update)
-                else:
-                    self._progress(update)
+                elif self._recording:  # a degraded update: accepted ones went to _accepted
+                    self._event(conv.EVENT_TEXT, {conv.DEGRADED: True}, update.fallback)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
         return self._opened
@@ -308,55 +313,52 @@ class TurnTelemetry:
 
     # -- progress ------------------------------------------------------------------------------
 
-    def _progress(self, update: ProgressUpdate) -> None:
-        if update.degraded:  # its outcome is counted by _count_outcome; it has no call
-            if self._recording:
-                self._event(update, None)
-            return
-        self._accepted(update.envelope, update.call, update.opened, update.closed, update)
-
     def _accepted(
         self,
         envelope: Envelope,
         call: CallRecord | None,
         opened: bool,
         closed: tuple[CallRecord, ...],
-        update: ProgressUpdate | None = None,
     ) -> None:
-        """An accepted envelope and what it did to the turn's calls; ``update`` is its
-        `ProgressUpdate`, None for a turn nobody records (the assembler's on_accepted)."""
+        """An accepted envelope and what it did to the turn's calls (the assembler's
+        on_accepted)."""
+        kind = envelope.kind
         # _value_, not .value: the enum property costs more than the count itself.
-        self._counts.accepted(envelope.kind._value_)
+        self._counts.accepted(kind._value_)
         if closed and (others := [other for other in closed if other is not call]):
             self._close_calls(others)
         if opened and call is not None:
             self._open_tool(call)
-        if update is not None and envelope.kind is not _TOOL_CALL:
-            self._event(update, call)
+        if kind is not _TOOL_CALL and self._recording:
+            attributes: dict[str, Any] = {}
+            if _int64(envelope.seq):
+                attributes[conv.SEQ] = envelope.seq
+            stream_key = envelope.stream_key
+            if stream_key is not None:
+                attributes[conv.STREAM_KEY] = self._name(stream_key)
+            text = envelope.content or ""
+            self._event(_EVENT_NAMES[kind], attributes, text, (kind, stream_key), kind, call)
         if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")
             self._close_calls([call], detail=reason_text if isinstance(reason_text, str) else None)
 
-    def _event(self, update: ProgressUpdate, call: CallRecord | None) -> None:
-        envelope = update.envelope
-        name = conv.EVENT_TEXT if update.degraded else _EVENT_NAMES[envelope.kind]
-        attributes: dict[str, Any] = {}
-        if not update.degraded:
-            if _int64(envelope.seq):
-                attributes[conv.SEQ] = envelope.seq
-            if envelope.stream_key is not None:
-                attributes[conv.STREAM_KEY] = self._name(envelope.stream_key)
-        else:
-            attributes[conv.DEGRADED] = True
-        text = update.fallback if update.degraded else envelope.content or ""
+    def _event(  # noqa: PLR0917 - once per recorded update: positional is cheaper
+        self,
+        name: str,
+        attributes: dict[str, Any],
+        text: str,
+        stream: _Stream | None = None,
+        kind: Kind = _TEXT,
+        call: CallRecord | None = None,
+    ) -> None:
+        """A span event ``name`` of ``text`` (an envelope's content of ``kind`` on ``stream``,
+        of ``call``; or a degraded update's fallback), on its tool's span or the turn's."""
         attributes[conv.CONTENT_SIZE] = utf8_size(text)
-        stream = None if update.degraded else (envelope.kind, envelope.stream_key)
         tool = self._tools.get(id(call)) if call is not None else None
         if self._capture_content:
             self._content(attributes, text, stream)
-            kind = Kind.TEXT if update.degraded else envelope.kind
             if tool is not None:
-                if kind is Kind.TEXT or kind is Kind.TOOL_OUTPUT_APPEND:
+                if kind is _TEXT or kind is _OUTPUT_APPEND:
                     tool.result.add(PART_TEXT, attributes[conv.CONTENT])
             elif kind in _OUTPUT_PARTS:
                 self._output.add(_OUTPUT_PARTS[kind], attributes[conv.CONTENT])
@@ -401,7 +403,7 @@ class TurnTelemetry:
     def _open_tool(self, call: CallRecord) -> None:
         tool = self._name(call.tool) if call.tool else "unknown"
         # The callee announced its own span of this call: this one mirrors it (see announce.py).
-        view = None if self._callee else self._assembler.last_event  # the event being fed
+        view = None if self._callee else self._view  # the event being fed
         callee_span = None if view is None else announced(view.message)
         counted = callee_span is None
         if self._unsampled_tool is not None:
