@@ -6,7 +6,8 @@ envelopes placed by seq, and the terminal state as the only verdict.
 `poll_task`'s ``GetTask`` snapshots — and yields `ProgressUpdate` and
 `TurnOutcome` values.
 
-The parts, one job each: `assembler` (dispatch, turns, envelopes and degraded updates),
+The parts, one job each: `assembler` (dispatch of each event to its turn, turns' ends),
+`rules` (a working update's progress: envelopes, dialects, degraded updates),
 `tool_calls` (the tool-call state machine), `seq_window` (seqs seen per stream),
 `reply` (artifacts and the reply), `turn` (one turn's state), `updates` (what
 is yielded), `outcomes` (states, end reasons, outcomes), `sources` (follow, poll),

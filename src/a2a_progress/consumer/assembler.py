@@ -4,12 +4,13 @@
 envelope (degrading to the text fallback when there is none or it is unusable),
 consumes every ``(stream, seq)`` once, flags late arrivals so views can insert them in ``seq``
 order, tracks each tool call, and lets the terminal state close the turn. Its memory is bounded
-by the number of live streams, never by the number of envelopes.
+by the number of live streams, never by the number of envelopes. The rules for one working
+update's progress are its base class's (`a2a_progress.consumer.rules`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Final
 
 from a2a_progress.consumer.errors import error_text
@@ -23,31 +24,22 @@ from a2a_progress.consumer.outcomes import (
     Outcome,
     OutcomeHook,
     outcome_hook,
-    outcome_of_rejection,
 )
-from a2a_progress.consumer.seq_window import RecentKeys, SeqWindow
+from a2a_progress.consumer.rules import AcceptedHook, ProgressRules
+from a2a_progress.consumer.seq_window import RecentKeys
 from a2a_progress.consumer.tool_calls import CallRecord
 from a2a_progress.consumer.turn import Turn, current_turn_messages
-from a2a_progress.consumer.updates import ProgressUpdate, TurnOutcome, Update, accepted_update
+from a2a_progress.consumer.updates import TurnOutcome, Update
 from a2a_progress.dialects import (
-    DialectReading,
-    TurnDialects,
-    fallback_text,
-    is_progress_part,
     resolve_dialects,
 )
-from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.envelope import Envelope
 from a2a_progress.sdk.views import (
-    ArtifactView,
     EventKind,
     EventView,
     MessageView,
-    PartView,
     Role,
     TaskState,
-    carries_envelope,
-    message_envelope,
-    message_text,
 )
 
 # Enum members are looked up by Python code (~0.2 us each on a slow machine): the per-envelope
@@ -57,10 +49,6 @@ _AGENT: Final = int(Role.AGENT)
 _STATUS_UPDATE: Final = EventKind.STATUS_UPDATE
 _ACCEPTED: Final = Outcome.ACCEPTED
 _NONE: Final = Outcome.NONE
-
-AcceptedHook = Callable[[Envelope, CallRecord | None, bool, tuple[CallRecord, ...]], None]
-"""``on_accepted(envelope, call, opened, closed)``: what an accepted envelope did (see
-`ProgressAssembler`)."""
 
 
 def _view_event(event: Any) -> EventView:
@@ -72,7 +60,7 @@ def _view_event(event: Any) -> EventView:
     return view_event(event)
 
 
-class ProgressAssembler:
+class ProgressAssembler(ProgressRules):
     """Per-turn progress state for any number of concurrent turns, keyed by task id.
 
     Args:
@@ -136,18 +124,17 @@ class ProgressAssembler:
         dialects: str | Iterable[str] | None = None,
         on_accepted: AcceptedHook | None = None,
     ) -> None:
-        self._on_outcome = outcome_hook(on_outcome, on_discard)
-        self._on_accepted = on_accepted
-        self._dialects = resolve_dialects(dialects)
-        self._window = reorder_window
-        self._window_mask = (1 << reorder_window) - 1
-        self._max_streams = max_streams
+        super().__init__(
+            reorder_window=reorder_window,
+            max_streams=max_streams,
+            on_outcome=outcome_hook(on_outcome, on_discard),
+            dialects=resolve_dialects(dialects),
+            on_accepted=on_accepted,
+        )
         self._max_turns = max_turns
         self._turns: dict[str, Turn] = {}
         self._finished = RecentKeys(finished_memory)
         self._evicted: list[TurnOutcome] = []
-        self._last = Outcome.NONE
-        self._last_event: EventView | None = None
 
     @property
     def last_outcome(self) -> Outcome:
@@ -252,11 +239,6 @@ class ProgressAssembler:
         return [self._end_turn(turn, reason, None, terminal=False) for turn in turns]
 
     # -- outcomes and turns ------------------------------------------------------------------
-
-    def _report(self, outcome: Outcome) -> None:
-        self._last = outcome
-        if self._on_outcome is not None:
-            self._on_outcome(outcome)
 
     def _turn(self, task_id: str, context_id: str) -> Turn | None:
         turn = self._turns.get(task_id)
@@ -395,159 +377,3 @@ class ProgressAssembler:
             state=TaskState.COMPLETED,
         )
         return [outcome]
-
-    # -- progress ----------------------------------------------------------------------------
-
-    def _progress(
-        self,
-        turn: Turn,
-        message: MessageView,
-        at: float | None,
-        replayed: bool,
-        handed: Envelope | None = None,
-    ) -> list[Update]:
-        """The progress in one working message, recorded ``at`` (None: unknown or replayed).
-
-        ``handed``: its lone Part's envelope, already read by whoever built it.
-        """
-        parts = message.parts
-        if len(parts) == 1:
-            # The norm: one Part, the fallback beside the envelope.
-            part = parts[0]
-            found = part.envelope if handed is None else handed
-            # An envelope's fallback goes only into its update, which is not made for
-            # on_accepted.
-            skip = self._on_accepted is not None and isinstance(found, Envelope)
-            text = "" if skip else part.text or ""
-        else:
-            found, text = message_envelope(message), message_text(message)
-        if isinstance(found, Envelope):
-            update = self._envelope(turn, found, text, at, replayed, None)
-            return [] if update is None else [update]
-        if message.message_id and not turn.message_ids.add(message.message_id):
-            self._report(Outcome.DUPLICATE)
-            return []
-        if found is None and self._dialects:
-            reading = self._dialects_of(turn).read(
-                parts, metadata=self._metadata(message, replayed)
-            )
-            if reading is not None:
-                return self._dialect_updates(turn, reading, at, replayed)
-        if found is None and not text:
-            return []
-        self._report(Outcome.DEGRADED if found is None else outcome_of_rejection(found))
-        pseudo = Envelope(Kind.TEXT, 0, {"text": text})
-        return [
-            ProgressUpdate(
-                turn.task_id,
-                turn.context_id,
-                pseudo,
-                text,
-                degraded=True,
-                rejected=found,
-                replayed=replayed,
-            )
-        ]
-
-    def _envelope(  # noqa: PLR0917 - once per envelope: positional is cheaper
-        self,
-        turn: Turn,
-        envelope: Envelope,
-        fallback: str,
-        at: float | None,
-        replayed: bool,
-        dialect: str | None,
-    ) -> ProgressUpdate | None:
-        # envelope.stream_id, inlined (a property call per envelope). A dialect's synthetic
-        # seqs get windows of their own (see WindowKey).
-        key = envelope.stream_key or envelope.tool_call_id or ""
-        window_at = key if dialect is None else (dialect, key)
-        window = turn.streams.get(window_at)
-        late = False
-        forgotten: tuple[CallRecord, ...] = ()
-        if window is None:
-            turn.streams[window_at] = SeqWindow(envelope.seq)
-            if len(turn.streams) > self._max_streams:
-                forgotten = turn.forget_oldest_stream()
-        else:
-            verdict = window.add(envelope.seq, self._window, self._window_mask)
-            if verdict is not None:  # not new and in order: late (accepted), or a repeat
-                if verdict is not _ACCEPTED:
-                    self._report(verdict)  # duplicate or stale
-                    return None
-                late = True
-        # _report(ACCEPTED), inlined: this runs once per envelope.
-        self._last = _ACCEPTED
-        if self._on_outcome is not None:
-            self._on_outcome(_ACCEPTED)
-        call, opened, closed = turn.calls.track(envelope, key, at, replayed, dialect)
-        if forgotten:
-            closed = forgotten + closed
-        if self._on_accepted is not None:
-            self._on_accepted(envelope, call, opened, closed)
-            return None
-        return accepted_update(
-            turn.task_id,
-            turn.context_id,
-            envelope,
-            fallback,
-            late,
-            call,
-            opened,
-            closed,
-            replayed,
-            dialect,
-        )
-
-    # -- dialects ----------------------------------------------------------------------------
-
-    def _progress_part(self, part: PartView) -> bool:
-        return is_progress_part(part, self._dialects)
-
-    def _dialects_of(self, turn: Turn) -> TurnDialects:
-        if turn.dialects is None:
-            turn.dialects = TurnDialects(self._dialects)
-        return turn.dialects
-
-    def _metadata(self, message: MessageView, replayed: bool) -> list[Mapping[str, Any]]:
-        """Every metadata object of a working update: its event's (when live), its message's."""
-        objects: list[Mapping[str, Any]] = []
-        view = self._last_event
-        if view is not None and not replayed and view.metadata is not None:
-            objects.append(view.metadata)
-        if message.metadata is not None:
-            objects.append(message.metadata)
-        return objects
-
-    def _artifact_dialect(
-        self,
-        turn: Turn,
-        artifact: ArtifactView,
-        metadata: tuple[Mapping[str, Any], ...],
-        *,
-        replayed: bool,
-    ) -> list[Update]:
-        """Progress in an artifact's parts, when a dialect sends it there."""
-        if carries_envelope(artifact.parts):
-            return []
-        if artifact.metadata is not None:
-            metadata = (*metadata, artifact.metadata)
-        reading = self._dialects_of(turn).read(artifact.parts, metadata=metadata, artifact=True)
-        return [] if reading is None else self._dialect_updates(turn, reading, None, replayed)
-
-    def _dialect_updates(
-        self, turn: Turn, reading: DialectReading, at: float | None, replayed: bool
-    ) -> list[Update]:
-        """The envelopes a dialect made of one update, through the same rules as real ones."""
-        if not reading.envelopes:
-            # In the dialect, but nothing new (an object resent whole): consumed, not shown.
-            self._report(Outcome.DUPLICATE)
-            return []
-        updates: list[Update] = []
-        for envelope in reading.envelopes:
-            update = self._envelope(
-                turn, envelope, fallback_text(envelope), at, replayed, reading.dialect
-            )
-            if update is not None:
-                updates.append(update)
-        return updates
