@@ -23,13 +23,12 @@ from typing import Final
 
 # Read reversed: the run of characters just before a position.
 _NAME_RUN: Final = re.compile(r"[\w.-]*")
-_STEP: Final = 64
 
 
 class Anchors:
     """A text, lowered once, and the positions found in it."""
 
-    __slots__ = ("_last_run", "exact", "lowered", "text")
+    __slots__ = ("_last_run", "_lowered_reversed", "_reversed", "exact", "lowered", "text")
 
     def __init__(self, text: str, lowered: str) -> None:
         self.text = text
@@ -38,6 +37,15 @@ class Anchors:
             text.isascii() or ("\u0131" not in text and "\u017f" not in text)
         )
         self._last_run: dict[re.Pattern[str], tuple[int, int]] = {}
+        self._reversed = ""
+        self._lowered_reversed = ""
+
+    @property
+    def lowered_reversed(self) -> str:
+        """The lowered text, reversed (made once): to search from a literal back."""
+        if not self._lowered_reversed:
+            self._lowered_reversed = self.lowered[::-1]
+        return self._lowered_reversed
 
     def hits(self, word: str) -> list[int]:
         """Every position of ``word`` (lower case) in the lowered text."""
@@ -50,18 +58,14 @@ class Anchors:
         return found
 
     def run_start(self, at: int, limit: int, run: re.Pattern[str] = _NAME_RUN) -> int:
-        """The first position of the run of ``run``'s characters that ends at ``at``, at most
-        ``limit`` characters back (``at - limit`` when the run is longer)."""
-        bound = max(0, at - limit)
-        end = at
-        while end > bound:  # in short steps: the cost is the run's length, not the text's
-            low = max(bound, end - _STEP)
-            found = run.match(self.text[low:end][::-1])
-            length = found.end() if found is not None else 0
-            if length < end - low:
-                return end - length
-            end = low
-        return bound
+        """The first position of the run of ``run``'s characters (a class, starred) that ends
+        at ``at``, at most ``limit`` characters back (``at - limit`` when the run is longer)."""
+        # One match over the text reversed (made once): the cost is the run's length.
+        size = len(self.text)
+        if not self._reversed and size:
+            self._reversed = self.text[::-1]
+        found = run.match(self._reversed, size - at, size - max(0, at - limit))
+        return at if found is None else size - found.end()
 
     def whole_run_start(self, at: int, run: re.Pattern[str]) -> int:
         """`run_start` without a limit. Linear over increasing ``at`` (the hits of one word):

@@ -99,18 +99,33 @@ _COMMANDS: Final = (
     "htpasswd", "npm", "pnpm", "yarn", "aws configure", "dotnet", "gh", "curl", "http", "xh",
     "wpa_passphrase", "nmcli", "--from-literal=", "-u", "-pass", "net use",
 )  # fmt: skip
-# Words of a credential's name (values.NAME_WORDS and the "api key"/"x-…key" names).
-_NAME_PARTS: Final = (
-    "pass", "pwd", "secret", "credential", "sess", "bearer", "token", "key", "auth", "signature",
-)  # fmt: skip
 _PAIR_RUN: Final = re.compile(r"[\w.-]*")
-_FLAG_RUN: Final = re.compile(r"[\w-]*")
+# A secret_pair's name is a run of name characters holding a credential word, then a
+# separator. Read from the separator back, over the lowered text reversed ("drowssap_bd" for
+# "db_password"), the search starts with ":" or "=", rarer than the words, and walks each run
+# once; the run's far end is where the name starts. The words reversed: pass, pwd, secret,
+# credential, sess, bearer, token, key, auth, signature (each of values.NAME_WORDS holds one).
+_PAIR_NAME_BACK: Final = re.compile(
+    r"[:=][ \t]*+\]?[\"']?\\?"
+    r"((?=[\w.-]*?(?:ssap|dwp|terces|laitnederc|sses|reraeb|nekot|yek|htua|erutangis))[\w.-]++)"
+)
+# A cli_flag: "-" starting a run of [\w-] that holds a credential word (or "cookie"), then a
+# blank. The "-" first lets the engine skip to it; the look-behind keeps to a run's start, so
+# each run is walked once.
+_FLAG_NAME: Final = re.compile(
+    r"-(?<![\w-]-)"
+    r"(?=[\w-]*?(?:pass|pwd|secret|credential|sess|bearer|token|key|auth|signature|cookie))"
+    r"[\w-]*+[ \t]"
+)
+# An xml_element's "<" and its name, lowered (the pattern's own start and words).
+_ELEMENT: Final = re.compile(r"<(?=[\w:.-]{0,40}?(?:password|secret|token|api_?key|accesskey))")
 _JWT_RUN: Final = re.compile(r"[A-Za-z0-9_-]*")
 _SCHEME_RUN: Final = re.compile(r"[a-zA-Z0-9+.-]*")
 _PATH_RUN: Final = re.compile(r"[\w./-]*")
-_XML_RUN: Final = re.compile(r"[\w:.-]*")
 _BLANKS: Final = re.compile(r"[ \t]*")
 _PGPASS_RUN: Final = re.compile(r"[\w.*-]*")
+# What follows a .pgpass line's host: ":port:database:user:" (a time of day has no user).
+_PGPASS_FIELDS: Final = re.compile(r":(?:[0-9]{1,5}+|\*):[^\s:]{1,256}+:[^\s:]{1,256}+:")
 _COOKIE_NAME_RUN: Final = re.compile(r"[\w.%-]*")
 _COOKIE_VALUE: Final = re.compile(r"[^\s;,\"'=]*")
 _PADDING: Final = re.compile(r"=*")
@@ -159,11 +174,6 @@ def pattern_starts(anchors: Anchors, *, commands: bool) -> set[tuple[int, int]]:
     for at in anchors.hits("://"):
         add((anchors.whole_run_start(at, _SCHEME_RUN), url_credentials))
     _name_starts(anchors, starts)
-    flag = index["cli_flag"]
-    for at in anchors.hits("cookie"):
-        start = anchors.whole_run_start(at, _FLAG_RUN)
-        if text[start] == "-":
-            add((start, flag))
     if commands:
         _command_starts(anchors, starts)
     return starts
@@ -177,20 +187,26 @@ def _command_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
     _literal_starts(anchors, starts, _COMMAND_AT)
     session = index["session_cookie"]
     for at in anchors.hits("session"):
-        add((anchors.whole_run_start(at, _PAIR_RUN), session))
+        # "…session=" or "…session_id=" (what follows the name's last "session").
+        if text.startswith(("=", "_id="), at + 7):
+            add((anchors.whole_run_start(at, _PAIR_RUN), session))
     tool = index["tool_password"]
     for word in _COMMANDS:
         for at in anchors.hits(word):
-            add((at, tool))
-            if at and text[at - 1] == "/":
+            # A command starts after none of [\w./-] ("high", "lazy" hold "gh" and "az"),
+            # or ends a path ("/usr/bin/redis-cli"), which starts the match.
+            before = text[at - 1] if at else " "
+            if before == "/":
                 add((anchors.whole_run_start(at, _PATH_RUN), tool))
+            elif not (before.isalnum() or before in "_.-"):
+                add((at, tool))
     directive = index["config_directive"]
     for word in ("bindpw", "rootpw", "requirepass", "masterauth", "olcrootpw:"):
         for at in anchors.hits(word):
             add((anchors.run_start(at, 41, _BLANKS), directive))
     pgpass = index["pgpass"]
     for at in anchors.hits(":"):
-        if text[at + 1 : at + 2].isdigit() or text.startswith("*", at + 1):
+        if _PGPASS_FIELDS.match(text, at):
             add((anchors.run_start(at, 254, _PGPASS_RUN), pgpass))
     cookie = index["cookie_attributes"]
     for at in anchors.hits(";"):
@@ -201,26 +217,25 @@ def _command_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
 
 
 def _name_starts(anchors: Anchors, starts: set[tuple[int, int]]) -> None:
-    """A credential word's: a pair's name, a flag, "api key", an XML element."""
+    """A credential word's: a pair's name, a flag, "api key", an XML element. Each is found by
+    one search in C that holds what must follow the name (a separator, a blank, ">"): most
+    credential words in prose and code have none of that, and cost nothing in Python."""
     add = starts.add
     text = anchors.text
     lowered = anchors.lowered
-    pair, flag, xml = _INDEX["secret_pair"], _INDEX["cli_flag"], _INDEX["xml_element"]
-    for word in _NAME_PARTS:
-        for at in anchors.hits(word):
-            start = anchors.whole_run_start(at, _PAIR_RUN)
-            add((start, pair))
-            flag_start = anchors.whole_run_start(at, _FLAG_RUN)
-            if text[flag_start] == "-":
-                add((flag_start, flag))
-            if word == "key" and at and text[at - 1] == " ":
-                for prefix in _KEY_PREFIXES:
-                    if lowered.endswith(prefix, 0, at):
-                        add((at - len(prefix), pair))
-            # An element's name is the name's run, or longer with a ":" before it.
-            before = text[start - 1 : start]
-            if before == ":":
-                start = anchors.run_start(at, 46, _XML_RUN)
-                before = text[start - 1 : start]
-            if before == "<" and at - start <= 46:
-                add((start - 1, xml))
+    pair = _INDEX["secret_pair"]
+    size = len(lowered)
+    for found in _PAIR_NAME_BACK.finditer(anchors.lowered_reversed):
+        start = size - found.end(1)
+        add((start, pair))
+        if found.group(1) == "yek" and start and text[start - 1] == " ":
+            for prefix in _KEY_PREFIXES:
+                if lowered.endswith(prefix, 0, start):
+                    add((start - len(prefix), pair))
+    flag = _INDEX["cli_flag"]
+    for found in _FLAG_NAME.finditer(lowered):
+        add((found.start(), flag))
+    if "<" in lowered:
+        xml = _INDEX["xml_element"]
+        for found in _ELEMENT.finditer(lowered):
+            add((found.start(), xml))
