@@ -3,9 +3,13 @@ the bridge has seen them in an earlier turn or not (clean names are remembered a
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
+from unittest.mock import patch
 
 from a2a.types.a2a_pb2 import Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -19,6 +23,7 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
+from a2a_progress.otel.peer_names import PeerNames
 from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 from a2a_progress.sdk.adapter import envelope_part
@@ -140,3 +145,21 @@ async def test_the_callee_names_its_own_emitters_keys_as_a_scan_would(
         spans = telemetry.tool_spans(observer)
         assert [attrs(span)[conv.STREAM_KEY] for span in spans] == expected
         assert [tool_call_id(attrs(span)) for span in spans] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.uuids())
+def test_a_uuid_is_a_name_the_default_redactor_leaves_and_is_not_scanned(value: uuid.UUID) -> None:
+    # a2a-sdk's task, context and message ids: the turn start names them every turn.
+    text = str(value)
+    assert peer_name(text, DEFAULT_REDACTOR) == text
+    names = PeerNames(DEFAULT_REDACTOR)
+    with patch.object(Redactor, "redact_counted", side_effect=AssertionError("scanned")):
+        assert names.name(text) == text
+    assert text not in names  # unique: not remembered
+
+
+def test_a_uuid_is_scanned_by_a_redactor_of_your_own() -> None:
+    text = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    names = PeerNames(Redactor([r"[0-9a-f]{8}-[0-9a-f]{4}-4"]))
+    assert names.name(text) == f"{MASK}69f-a165-70867728950e"

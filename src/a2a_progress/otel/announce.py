@@ -22,6 +22,10 @@ from a2a_progress.sdk.views import MessageView
 
 _TRACEPARENT: Final = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
 
+# The context announced last and its traceparent (None: invalid, nothing to announce). An
+# unsampled turn's tool calls share its one context, announced for each of them.
+_last: tuple[SpanContext | None, str | None] = (None, None)
+
 
 def traceparent(context: SpanContext) -> str:
     """The W3C ``traceparent`` of ``context``."""
@@ -30,8 +34,13 @@ def traceparent(context: SpanContext) -> str:
 
 def announce(event: Any, context: SpanContext) -> None:
     """Put ``context`` beside the envelope of the status update ``event`` that opened the span."""
-    if context.is_valid:
-        annotate_envelope_part(event, WIRE_TOOL_SPAN, traceparent(context))
+    global _last  # noqa: PLW0603 - one tuple, replaced whole: safe between threads
+    last, value = _last
+    if context is not last:
+        value = traceparent(context) if context.is_valid else None
+        _last = (context, value)
+    if value is not None:
+        annotate_envelope_part(event, WIRE_TOOL_SPAN, value)
 
 
 def announced(message: MessageView | None) -> SpanContext | None:

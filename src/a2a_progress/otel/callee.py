@@ -30,7 +30,6 @@ from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
-from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.sdk.adapter import A2AEvent, AgentExecutor, EventQueue, RequestContext
 from a2a_progress.sdk.hooks import AGENT_CARD_CLASS, HANDLER_CARD_INDEX, HANDLER_CLASSES
@@ -89,14 +88,14 @@ class InstrumentedExecutor(_ExecutorProxy):
         if method is not None:
             attributes[conv.A2A_METHOD_NAME] = method
         # The caller may choose the ids: they are masked like every name a peer sends.
-        redactor = self._self_bridge.config.redactor
+        names = self._self_bridge.names
         if context.task_id:
-            attributes[conv.A2A_TASK_ID] = peer_name(context.task_id, redactor)
+            attributes[conv.A2A_TASK_ID] = names.name(context.task_id)
         if context.context_id:
-            attributes[conv.GEN_AI_CONVERSATION_ID] = peer_name(context.context_id, redactor)
+            attributes[conv.GEN_AI_CONVERSATION_ID] = names.name(context.context_id)
         message = context.message
         if message is not None and message.message_id:
-            attributes[conv.A2A_MESSAGE_ID] = peer_name(message.message_id, redactor)
+            attributes[conv.A2A_MESSAGE_ID] = names.name(message.message_id)
         attributes.update(self._self_agent)
         # The request boundary made the caller's context current; a handler that bypasses it
         # (a subclass overriding the send methods) still has the trace context in its request.

@@ -7,6 +7,7 @@ its updates, and, with both sides in one process, on the other side too.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from a2a_progress.otel.config import NAME_MAX_LENGTH
@@ -17,6 +18,9 @@ from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
 # Names found clean kept (tool names repeat across turns; a call's key on the other side when
 # both sides share a process); cleared when full.
 _CLEAN_NAMES_SIZE: Final = 4096
+# A UUID as Python writes it (a2a-sdk's task, context and message ids): hex, which the built-in
+# redactor never masks (tests/otel/test_peer_names.py checks it). Unique, so never remembered.
+_UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class PeerNames:
@@ -43,6 +47,8 @@ class PeerNames:
         just put through the same redactor is not scanned again (see `own_name`).
         """
         if text in self._clean:
+            return text
+        if self._redactor is DEFAULT_REDACTOR and _UUID.fullmatch(text) is not None:
             return text
         known = own_name(text) if own and self._redactor is DEFAULT_REDACTOR else None
         name = peer_name(text, self._redactor) if known is None else known
