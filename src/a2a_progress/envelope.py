@@ -307,6 +307,7 @@ _TEXT_ONLY: Final = frozenset(
     kind for kind, fields in _PAYLOAD_FIELDS.items() if fields == (("text",), ())
 )
 _STATUSES: Final[Mapping[str, Status]] = {status.value: status for status in Status}
+_TOOL_CALL: Final = Kind.TOOL_CALL
 # A string of at most this many characters cannot exceed HARD_LIMIT_BYTES in UTF-8.
 _SURELY_UNDER: Final = HARD_LIMIT_BYTES // 4
 
@@ -370,6 +371,11 @@ def decode(data: object) -> Envelope | Rejected:
         and (
             type(payload.get("text")) is str
             if kind in _TEXT_ONLY
+            else (  # _payload_problem() of a tool call, inlined: half of all envelopes
+                type(payload.get("tool")) is str
+                and ((call_id := payload.get("tool_call_id")) is None or type(call_id) is str)
+            )
+            if kind is _TOOL_CALL
             else _payload_problem(kind, payload) is None
         )
     ):

@@ -17,9 +17,11 @@ from a2a_progress.envelope import Envelope, Kind, Status
 # enum metaclass's lookup), and track() reads several for every envelope.
 _RUNNING: Final = Status.RUNNING
 _STATUS_DONE: Final = Status.DONE
+_STATUS_ABORTED: Final = Status.ABORTED
 _TOOL_CALL: Final = Kind.TOOL_CALL
 _TOOL_OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
 _DONE: Final = EndReason.DONE
+_TURN_COMPLETED: Final = EndReason.TURN_COMPLETED
 _ABORTED: Final = EndReason.ABORTED
 _SUPERSEDED: Final = EndReason.SUPERSEDED
 
@@ -81,12 +83,13 @@ class CallRecord:
         replayed: bool = False,
         dialect: str | None = None,
     ) -> None:
-        self.key = envelope.stream_id
+        tool_call_id = envelope.tool_call_id
+        self.key = envelope.stream_key or tool_call_id or ""  # envelope.stream_id
         self.index = index
         self.tool = envelope.tool or ""
-        self.tool_call_id = envelope.tool_call_id
+        self.tool_call_id = tool_call_id
         self.stream_key = envelope.stream_key
-        self.status = Status.RUNNING
+        self.status = _RUNNING
         self.first_seq = envelope.seq
         self.last_seq = envelope.seq
         self.end_reason: EndReason | None = None
@@ -108,8 +111,8 @@ class CallRecord:
     def _end(self, reason: EndReason, at: float | None) -> None:
         self.end_reason = reason
         self.ended_at = at
-        done = reason is EndReason.DONE or reason is EndReason.TURN_COMPLETED
-        self.status = Status.DONE if done else Status.ABORTED
+        done = reason is _DONE or reason is _TURN_COMPLETED
+        self.status = _STATUS_DONE if done else _STATUS_ABORTED
 
     def __repr__(self) -> str:
         return (

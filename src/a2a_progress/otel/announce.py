@@ -48,8 +48,12 @@ def announced(message: MessageView | None) -> SpanContext | None:
     no announcement)."""
     if message is None:
         return None
-    part = next((part for part in message.parts if part.envelope is not None), None)
-    if part is None or part.metadata is None:
+    for part in message.parts:  # the first Part carrying an envelope
+        if part.envelope is not None:
+            break
+    else:
+        return None
+    if part.metadata is None:
         return None
     value = part.metadata.get(WIRE_TOOL_SPAN)
     if not isinstance(value, str):

@@ -122,7 +122,9 @@ class TurnCounts:
         this runs for almost every update)."""
         self._kinds[kind] = self._kinds.get(kind, 0) + 1
         self._accepted += 1
-        self._tick()
+        self._pending += 1  # _tick(), inlined
+        if self._pending >= self._flush_every:
+            self.flush()
 
     def _tick(self) -> None:
         self._pending += 1
