@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from a2a.client import BaseClient
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler
+from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.resources import Resource
@@ -57,6 +58,7 @@ from agent import (
     run_turn,
     tracer_provider,
 )
+from bench_sdk_tracing import sdk_tracing
 from benchlib import ABOVE_FLOOR, Arm, Figure, interleave_arms, ratio_figure
 from floor import FloorObserver, floor_turn
 
@@ -83,9 +85,24 @@ class InProcessArms:
     """
 
     def __init__(
-        self, tools: int, *, export_delay_ms: float | None = None, text_scale: float = 1.0
+        self,
+        tools: int,
+        *,
+        export_delay_ms: float | None = None,
+        text_scale: float = 1.0,
+        sdk_exporter: InMemorySpanExporter | None = None,
     ) -> None:
         self.tools = tools
+        # The ``sdk`` arm (a2a-sdk's own tracing, a2a imported with it on: bench_ir.py): its
+        # spans go to the global TracerProvider, set here once, exporting to ``sdk_exporter``.
+        self._sdk_exporter = sdk_exporter
+        self._sdk_provider = None
+        if sdk_exporter is not None:
+            sdk_tracing(False)
+            self._sdk_provider = tracer_provider(
+                "bench-a2a-sdk", sdk_exporter, schedule_delay_millis=export_delay_ms
+            )
+            trace.set_tracer_provider(self._sdk_provider)
         self._text_scale = text_scale
         self._agent = ScriptedAgent(scale=text_scale)
         self._unredacted = ScriptedAgent(scale=text_scale, redactor=None)
@@ -122,7 +139,8 @@ class InProcessArms:
         (building them is outside ``measure``). The instrumentor is switched on (``on``,
         ``unsampled``, ``content_off``) before the handler and client are built and off after;
         the floor arms make the SDK calls themselves (floor.py); ``off_unredacted`` is ``off``
-        with the emitter sending its texts unmasked. Checks run after ``measure`` returns.
+        with the emitter sending its texts unmasked; ``sdk`` is ``off`` with a2a-sdk's own
+        tracing on. Checks run after ``measure`` returns.
         """
         reader = InMemoryMetricReader()
         meters = MeterProvider(metric_readers=[reader])
@@ -142,6 +160,9 @@ class InProcessArms:
             # Content capture is off by default: the arms say which they measure.
             options["capture_content"] = name != "content_off"
             self._instrumentor.instrument(**options)
+        sdk = self._sdk_exporter is not None
+        if sdk:
+            sdk_tracing(name == "sdk")
         try:
             client, handler = self._runner.run(_client(served))
             try:
@@ -151,10 +172,19 @@ class InProcessArms:
             finally:
                 self._runner.run(handler.aclose())
         finally:
+            if sdk:
+                sdk_tracing(False)
             if instrumented:
                 self._instrumentor.uninstrument()
         turns += warmup
-        if not name.startswith("off"):
+        if name == "sdk":
+            if self._sdk_provider is None or self._sdk_exporter is None:
+                raise ValueError("the sdk arm needs InProcessArms(sdk_exporter=...)")
+            self._sdk_provider.force_flush()
+            if not self._sdk_exporter.get_finished_spans():
+                raise AssertionError("a2a-sdk's own tracing exported no span")
+            self._sdk_exporter.clear()
+        elif not name.startswith("off"):
             provider.force_flush()
             if "unsampled" in name:
                 if self._dropped.get_finished_spans():

@@ -47,6 +47,7 @@ from pathlib import Path
 from benchlib import ABOVE_FLOOR, BENCH_DIR, Figure, configure_process, versions
 
 _MARKS_SOURCE = BENCH_DIR / "marks.c"
+SDK_TRACING_ENV = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
 _TOTALS = re.compile(r"^totals:\s+(\d+)", re.MULTILINE)
 _LABEL = re.compile(r"^desc: Trigger: Client Request: (\S+)", re.MULTILINE)
 
@@ -103,13 +104,14 @@ class Plan:
 
 FULL = Plan(
     (
-        ("floor", "content_off", "on"),
-        ("off", "off_unredacted", "floor_unsampled", "unsampled"),
+        ("floor", "content_off", "on", "off_unredacted"),
+        ("off", "floor_unsampled", "unsampled", "sdk"),
     ),
     tools=25,
 )
 """make bench: every arm, the CPU figures' turns of 25 tool calls, 100 updates counted each;
-two processes of about the same cost (content captured doubles the redaction)."""
+two processes of about the same cost (content captured doubles the redaction, a2a-sdk's own
+tracing more than doubles the untraced agent)."""
 
 
 def count(plan: Plan) -> dict[str, float]:
@@ -127,7 +129,12 @@ def count(plan: Plan) -> dict[str, float]:
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         running = []
         for index, arms in enumerate(plan.processes):
-            inside = {"arms": arms, "tools": plan.tools, "text_scale": plan.text_scale}
+            inside = {
+                "arms": arms,
+                "tools": plan.tools,
+                "text_scale": plan.text_scale,
+                "sdk_tracing": "sdk" in plan.arms,
+            }
             command = [
                 "valgrind",
                 "--tool=callgrind",
@@ -163,11 +170,20 @@ def _inside(plan_json: str) -> None:
     options = json.loads(plan_json)
     marks = ctypes.CDLL(options["library"])
     marks.ir_dump.argtypes = [ctypes.c_char_p]
+    if options["sdk_tracing"]:
+        # a2a-sdk's own tracing exists only if it is on when a2a is imported; the other arms
+        # switch it off again (bench_sdk_tracing.sdk_tracing), in every process of the plan.
+        os.environ[SDK_TRACING_ENV] = "true"
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
     from bench_bridge import InProcessArms
 
     # Longer than any run: spans go out by full batches only, at the same points every time.
     arms = InProcessArms(
-        options["tools"], export_delay_ms=24 * 3600 * 1000, text_scale=options["text_scale"]
+        options["tools"],
+        export_delay_ms=24 * 3600 * 1000,
+        text_scale=options["text_scale"],
+        sdk_exporter=InMemorySpanExporter() if options["sdk_tracing"] else None,
     )
 
     def window(label: str) -> Callable[[Callable[[], None]], None]:
@@ -219,7 +235,7 @@ _FIGURES: dict[str, tuple[str, str | None, float | None, str]] = {
         "the SDK floor, ParentBased(ALWAYS_OFF) sampler",
     ),
 }
-IR_FIGURES = tuple(_FIGURES)
+IR_FIGURES = (*_FIGURES, "ir_vs_a2a_sdk_tracing")
 
 
 def figures(counts: dict[str, float], plan: Plan) -> list[Figure]:
@@ -274,7 +290,34 @@ def figures(counts: dict[str, float], plan: Plan) -> list[Figure]:
                 extra=extra,
             )
         )
+    results.append(_versus_sdk(counts, plan))
     return results
+
+
+def _versus_sdk(counts: dict[str, float], plan: Plan) -> Figure:
+    """What our instrumentor (defaults: sampled, content off) adds per update over what
+    a2a-sdk's own tracing adds, in instructions: a steady companion of the acceptance check
+    (bench_processes.py), not the check itself (in process, spans kept in memory: no transport
+    and no OTLP export, which a2a-sdk's ~35 spans per update would pay most of)."""
+    off = counts["off"]
+    ours, theirs = counts["content_off"] - off, counts["sdk"] - off
+    return Figure(
+        name="ir_vs_a2a_sdk_tracing",
+        value=round(ours),
+        unit="instr/update",
+        baseline=round(theirs),
+        ratio=round(ours / theirs, 4),
+        target=0.15,
+        notes=(
+            "instructions our instrumentor adds per working update (content_off: the defaults, "
+            f"sampled, content capture off) over those a2a-sdk's own tracing adds, in process "
+            f"(one turn of {plan.tools} tool calls, spans to in-memory exporters): "
+            f"{ours / 1000:+,.0f} k vs {theirs / 1000:+,.0f} k on the untraced "
+            f"{off / 1000:,.0f} k (a2a-sdk x{counts['sdk'] / off:.3f}); informational: the "
+            "acceptance check is e2e_processes_vs_a2a_sdk"
+        ),
+        extra={"updates": plan.updates, "a2a_sdk_ratio": round(counts["sdk"] / off, 4)},
+    )
 
 
 def run(quick: bool) -> list[Figure]:

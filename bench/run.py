@@ -48,6 +48,7 @@ WORKERS: dict[str, tuple[str, ...]] = {
         "ir_bridge_content_off",
         "ir_sdk_floor",
         "ir_sdk_floor_unsampled",
+        "ir_vs_a2a_sdk_tracing",
     ),
     "e2e_loopback": ("e2e_loopback", "vs_a2a_sdk_tracing", "e2e_sdk_floor"),
     "e2e_dead_collector": ("e2e_dead_collector",),

@@ -1,0 +1,79 @@
+"""The bench's figures are computed as bench/README.md says: instruction rows against the
+untraced agent and against it without the emitter's redaction, each bridge arm counted beside
+its floor, and the acceptance check's shares of what a2a-sdk's own tracing adds."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from support.examples import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+# The bench's modules import as top-level modules, as run.py runs them.
+import bench_ir
+import ir_guard
+import tables
+
+COUNTS = {
+    "off": 3_500_000.0,
+    "off_unredacted": 1_400_000.0,
+    "floor": 3_740_000.0,
+    "floor_unsampled": 3_560_000.0,
+    "on": 5_900_000.0,
+    "unsampled": 3_740_000.0,
+    "content_off": 3_930_000.0,
+    "sdk": 8_400_000.0,
+}
+
+
+def test_ir_rows_measure_the_bridge_above_its_floor_against_both_baselines() -> None:
+    rows = {figure.name: figure for figure in bench_ir.figures(COUNTS, bench_ir.FULL)}
+    content_off = rows["ir_bridge_content_off"]
+    assert content_off.ratio == pytest.approx(3_930 / 3_500, abs=1e-4)
+    assert content_off.extra["above_floor_instructions"] == 190_000
+    assert content_off.extra["above_floor"] == pytest.approx(190 / 3_500, abs=1e-4)
+    assert content_off.extra["above_floor_vs_unredacted"] == pytest.approx(190 / 1_400, abs=1e-4)
+    assert content_off.target == pytest.approx(3_740 / 3_500 + 0.05, abs=1e-4)
+    assert not content_off.passed  # 0.054 above the floor, 0.05 allowed
+    unsampled = rows["ir_bridge_unsampled"]
+    assert unsampled.extra["above_floor_instructions"] == 180_000
+    assert unsampled.target == pytest.approx(3_560 / 3_500 + 0.03, abs=1e-4)
+    versus = rows["ir_vs_a2a_sdk_tracing"]  # what our defaults add over what a2a-sdk's adds
+    assert (versus.value, versus.baseline) == (430_000, 4_900_000)
+    assert versus.ratio == pytest.approx(430 / 4_900, abs=1e-4)
+    floor = rows["ir_sdk_floor"]
+    assert "above_floor" not in floor.extra
+    assert floor.extra["off_unredacted_instructions"] == 1_400_000
+
+
+@pytest.mark.parametrize("plan", [bench_ir.FULL, ir_guard.PLAN], ids=["bench", "guard"])
+def test_each_bridge_arm_is_counted_in_its_floors_process(plan: bench_ir.Plan) -> None:
+    floors = {"on": "floor", "content_off": "floor", "unsampled": "floor_unsampled"}
+    for arms in plan.processes:
+        for arm in arms:
+            if arm in floors:
+                assert floors[arm] in arms, (arm, arms)
+    assert len(set(plan.arms)) == len(plan.arms)
+
+
+def test_full_plan_counts_every_arm_the_rows_need() -> None:
+    assert set(bench_ir.FULL.arms) == set(COUNTS)
+    assert bench_ir.FULL.updates == 100
+
+
+def test_the_deployed_table_gives_shares_of_what_a2a_sdk_adds() -> None:
+    result = {
+        "updates": 1500,
+        "load_average": [0.4, 0.5],
+        "wall_medians": {"off": 1.0, "ours": 1.1, "floor": 1.05, "sdk": 2.0},
+        "cpu_medians": {"off": 2.0, "ours": 2.3, "floor": 2.2, "sdk": 4.0},
+    }
+    table = tables._deployed(result)
+    ours = next(line for line in table.splitlines() if "a2a-progress" in line)
+    # wall: 0.1 of a2a-sdk's 1.0 added; CPU: 0.3 of its 2.0; 0.3 s over 1,500 updates = 200 us.
+    times = tables._TIMES
+    assert ours.endswith(f"| {times}1.10 | {times}1.15 | +200 µs | 0.10 / 0.15 |")
+    assert "load average 0.4" in table
