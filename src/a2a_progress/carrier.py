@@ -24,9 +24,16 @@ _JSON_ESCAPES: Final = str.maketrans({char: f"\\u{ord(char):04x}" for char in _L
 _NEWLINES: Final = str.maketrans(dict.fromkeys(_LINE_BREAKS, "\n"))
 
 
+def _has_line_break(text: str) -> bool:
+    # None of them is ASCII; three substring searches in C, where translate() looks every
+    # character up in its table (~17 k instructions for 260 ASCII characters, ~300 k for 470
+    # Chinese ones, against ~1.4 k and ~4.6 k).
+    return not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text)
+
+
 def wire_text(text: str) -> str:
     """``text`` as a Part carries it: every transport delivers it intact (see `_LINE_BREAKS`)."""
-    return text.translate(_NEWLINES)
+    return text.translate(_NEWLINES) if _has_line_break(text) else text
 
 
 def wire_envelope(envelope_json: str) -> str:
@@ -35,8 +42,10 @@ def wire_envelope(envelope_json: str) -> str:
     Raises `OversizeEnvelopeError` when escaping took the envelope over
     `HARD_LIMIT_BYTES`.
     """
+    if not _has_line_break(envelope_json):
+        return envelope_json
     escaped = envelope_json.translate(_JSON_ESCAPES)
-    if len(escaped) != len(envelope_json) and utf8_size(escaped) > HARD_LIMIT_BYTES:
+    if utf8_size(escaped) > HARD_LIMIT_BYTES:
         raise OversizeEnvelopeError(f"escaped envelope is over {HARD_LIMIT_BYTES} bytes")
     return escaped
 

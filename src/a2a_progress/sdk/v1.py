@@ -96,7 +96,8 @@ def envelope_part(envelope_json: str, fallback: str) -> Part:
     """
     escaped = wire_envelope(envelope_json)
     part = text_part(fallback)
-    part.metadata[TFRS_KEY] = escaped
+    # The Struct's map directly: `struct[key] = ...` is a Python-level protobuf helper.
+    part.metadata.fields[TFRS_KEY].string_value = escaped
     return part
 
 
