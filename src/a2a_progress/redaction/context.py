@@ -200,6 +200,13 @@ _QUOTES: Final = ('"', "'")
 _BLANK_AFTER: Final = " \t|\u2502"
 _BLOCK_AFTER: Final = re.compile(r"[\"']?[ \t]*:")
 _CALL_AFTER: Final = re.compile(r"\w{0,44}+(?:[ \t]*=[ \t]*)?(?:\(|[ \t]+[\"'])")
+# The heads of SQL's and a block scalar's shapes without their look-arounds: a start where
+# they fail is not tried (the shape's regex would cost several times more to fail there).
+_SQL_HEAD: Final = re.compile(
+    r"(?i:password|passwd|passphrase|identified[ \t]+by|secret|token)(?:[ \t]*=[ \t]*|[ \t]+)"
+    r"[\"']|(?i:set[ \t]+password)"
+)
+_BLOCK_HEAD: Final = re.compile(r"[ \t]*+[\"']?[\w.-]{1,80}+[\"']?[ \t]*:[ \t]*[|>]")
 
 
 def _word_char(char: str) -> bool:
@@ -247,11 +254,15 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
             if after and after in _BLANK_AFTER:
                 add((run, _BLANK))
             if _BLOCK_AFTER.match(text, end):
-                add((anchors.line_start(run), _BLOCK))
+                line = anchors.line_start(run)
+                if _BLOCK_HEAD.match(text, line):
+                    add((line, _BLOCK))
     for word in _SQL_WORDS:
         for at in hits(word):
             before = text[at - 1 : at] if at else ""
-            if not (_word_char(before) or (before in "\"'-" and before)):
+            if not (_word_char(before) or (before in "\"'-" and before)) and _SQL_HEAD.match(
+                text, at
+            ):
                 add((at, _SQL))
     for word in _CALL_WORDS:
         for at in hits(word):
@@ -264,6 +275,11 @@ def _starts(anchors: Anchors) -> set[tuple[int, int]]:
                     add((i + 1, _CALL))
     for word in ("name", "key", "parameter"):
         for at in hits(word):
+            # The field's value names a credential on the same line, after the field's name.
+            line_end = anchors.lowered.find("\n", at)
+            rest = anchors.lowered[at + len(word) : None if line_end == -1 else line_end]
+            if not any(part in rest for part in _NAME_PARTS):
+                continue
             before = text[at - 1 : at] if at else ""
             if not (_word_char(before) or before == "-"):
                 add((at, _SIBLING))
