@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -509,6 +510,15 @@ def test_envelope_accepts_wire_strings_for_kind_and_status() -> None:
     assert envelope.kind is Kind.THINKING
     assert envelope.status is Status.DONE
     assert envelope.v == ENVELOPE_VERSION
+
+
+def test_envelope_takes_a_member_beside_a_wire_string_and_any_mapping_as_payload() -> None:
+    payload = {"tool": "t"}
+    envelope = Envelope(Kind.TOOL_CALL, 1, MappingProxyType(payload), "aborted")  # type: ignore[arg-type]
+    assert (envelope.kind, envelope.status) == (Kind.TOOL_CALL, Status.ABORTED)
+    payload["tool"] = "changed"  # the envelope holds a copy
+    assert dict(envelope.payload) == {"tool": "t"}
+    assert Envelope("tool_call", 2, {"tool": "t"}, Status.DONE).status is Status.DONE  # type: ignore[arg-type]
 
 
 BAD_CONSTRUCTION: dict[str, dict[str, Any]] = {

@@ -155,24 +155,29 @@ class Envelope:
     v: int = ENVELOPE_VERSION
 
     def __post_init__(self) -> None:
-        if not _is_int(self.seq):
+        # Exact-type tests first: what a producer passes (an int, the enum members, a dict)
+        # takes no enum call, ABC check or object.__setattr__ (this runs for every block sent).
+        if type(self.seq) is not int and not _is_int(self.seq):
             raise EnvelopeError("seq must be an int")
         if not _is_int(self.v) or self.v != ENVELOPE_VERSION:
             raise EnvelopeError(f"v must be {ENVELOPE_VERSION}, the only version written")
         if self.stream_key is not None and not isinstance(self.stream_key, str):
             raise EnvelopeError("stream_key must be a string")
-        try:
-            kind, status = Kind(self.kind), Status(self.status)
-        except ValueError as exc:
-            raise EnvelopeError(str(exc)) from None
-        if not isinstance(self.payload, Mapping):
+        kind, status = self.kind, self.status
+        if type(kind) is not Kind or type(status) is not Status:
+            try:
+                kind, status = Kind(kind), Status(status)
+            except ValueError as exc:
+                raise EnvelopeError(str(exc)) from None
+            _set_kind(self, kind)
+            _set_status(self, status)
+        payload = self.payload
+        if type(payload) is not dict and not isinstance(payload, Mapping):
             raise EnvelopeError("payload must be a mapping")
-        problem = _payload_problem(kind, self.payload)
+        problem = _payload_problem(kind, payload)
         if problem:
             raise EnvelopeError(problem)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "status", status)
-        object.__setattr__(self, "payload", MappingProxyType(dict(self.payload)))
+        _set_payload(self, MappingProxyType(dict(payload)))
 
     def __hash__(self) -> int:
         # The generated hash would hash the payload, a mappingproxy, which is unhashable: every
