@@ -260,6 +260,23 @@ def test_generated_keys_never_survive_in_any_surrounding_text(
     assert count >= 1
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PASSPHRASEgithub_pat_" + "0" * 22 + ":0",
+        "PASSWORDghp_" + "a1" * 18 + "=x",
+        "my_secret_AKIAABCDEFGHIJKLMNOP: 1",
+    ],
+)
+def test_a_key_glued_inside_the_name_of_a_pair_is_masked_too(text: str) -> None:
+    # Found by the property above: the pair's match kept its name, key and all, and masked
+    # only the value after it.
+    key = next(word for word in ("github_pat_", "ghp_", "AKIA") if word in text)
+    redacted, count = DEFAULT_REDACTOR.redact_counted(text)
+    assert key not in redacted
+    assert count == 2
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(aws_keys | github_tokens, min_size=1, max_size=4), st.text(" \n\t,;:()'\"="))
 def test_every_embedded_key_is_masked(keys: list[str], separator: str) -> None:

@@ -41,6 +41,9 @@ _KEEPS_ARGUMENTS: Final = frozenset({"tool_password"})
 # so the arguments of a command before it may now reach its secret's flag: scan again.
 _PARTS_ARGUMENTS: Final = re.compile(r"[<>|;&\r\n]")
 
+# No built-in token shape is shorter (an AWS key id is 20 characters): a kept name shorter than
+# this plus its separator cannot hide one.
+_SHORTEST_TOKEN: Final = 16
 _GLOBAL_FLAGS: Final = re.compile(r"\A\(\?([aiLmsux]+)\)")
 
 
@@ -73,7 +76,8 @@ class Redactor:
     """
 
     __slots__ = (
-        "_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex", "_rules", "_singles",
+        "_always_scan", "_common_regex", "_enabled", "_keep_groups", "_regex", "_rules", "_shapes",
+        "_singles",
     )  # fmt: skip
 
     def __init__(
@@ -95,6 +99,15 @@ class Redactor:
                    (*BUILTIN_PATTERNS, *COMMAND_PATTERNS)}  # fmt: skip
         singles["tokens"] = re.compile(f"{TOKEN_START}(?:{_named(TOKEN_SHAPES)})")
         self._singles = tuple(singles[name] for name in ORDER)
+        # The patterns that keep nothing: vendor and token shapes, which a kept name can hide.
+        self._shapes = re.compile(
+            "|".join(
+                [
+                    _named((name, p) for name, p in BUILTIN_PATTERNS if "_keep>" not in p),
+                    singles["tokens"].pattern,
+                ]
+            )
+        )
         self._keep_groups = {
             name: f"{name}_keep"
             for name, pattern in (*BUILTIN_PATTERNS, *COMMAND_PATTERNS, *extras)
@@ -223,6 +236,10 @@ class Redactor:
                 start, end = match.start() + len(replacement) - len(MASK), match.end()
                 glued = (
                     (start > 0 and _joins(text[start - 1]))
+                    # A credential glued inside the name a match keeps ("PASSWORDghp_…: x"):
+                    # that match hid it; the next pass, where the pair's value is a mask and
+                    # no longer matches, finds it.
+                    or self._kept_hides_shape(text, match.start(), start)
                     or (end < len(text) and _joins(text[end]))
                     or (
                         commands
@@ -238,6 +255,15 @@ class Redactor:
             return replacement
 
         return self._substituted(regex, replace, text), counted, glued
+
+    def _kept_hides_shape(self, text: str, begin: int, start: int) -> bool:
+        """Whether a vendor or token shape starts inside the name a match kept
+        (``text[begin:start]``): that match hid it. Only names long enough to hold one."""
+        if start - begin < _SHORTEST_TOKEN:
+            return False
+        if prescan.patterns_possible(text[begin:start], alone=True) == prescan.NONE:
+            return False
+        return self._shapes.search(text, begin, start) is not None
 
     def _substituted(
         self, regex: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str
