@@ -426,6 +426,27 @@ async def test_a_call_scans_its_names_once_and_a_tools_name_once_per_process(
     )
 
 
+async def test_a_tools_name_holding_a_credential_is_not_remembered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scanned: list[str] = []
+    redact = Redactor.redact
+
+    def counting(self: Redactor, text: str) -> str:
+        scanned.append(text)
+        return redact(self, text)
+
+    monkeypatch.setattr(Redactor, "redact", counting)
+    progress, queue = make()
+    tool = f"fetch-{uuid.uuid4()} token={SECRET}"
+    for index in range(2):
+        async with progress.tool_call(tool, f"call-{index}"):
+            pass
+    # Masked each time from the name itself: nothing keeps the credential between calls.
+    assert scanned.count(tool) == 2
+    assert SECRET not in queue.dump()
+
+
 async def test_a_redactor_of_your_own_is_asked_for_every_name() -> None:
     class Counting(Redactor):
         def __init__(self) -> None:

@@ -15,11 +15,12 @@ logger = logging.getLogger(__name__)
 
 _LONE_SURROGATES: Final = re.compile("[\ud800-\udfff]")
 
-# Names redacted lately, by redactor: a tool's name and the fallbacks made of it come back with
+# Names a redactor left as they are: a tool's name and the fallbacks made of it come back with
 # every call of that tool, in every turn. A `Redactor` is a function of the text alone (a
-# subclass need not be, and is asked every time). Cleared when full.
+# subclass need not be, and is asked every time). Only clean names are kept, so no credential
+# outlives the turn that sent it; cleared when full.
 _NAMES_KEPT: Final = 1024
-_names: dict[tuple[Redactor, str], str] = {}
+_clean_names: dict[tuple[Redactor, str], None] = {}
 
 # An exception message in an abort reason: enough to say what went wrong (a span status shows
 # 256 bytes of it), not a dump of whatever the exception carried.
@@ -50,15 +51,17 @@ class TurnRedaction:
         return text if self.redactor is None else self.redactor.redact(text)
 
     def name(self, text: str) -> str:
-        """`text` of a name (or a fixed phrase around one), remembered for the process."""
+        """`text` of a name (or a fixed phrase around one); a clean one is remembered."""
         redactor = self.redactor
         if redactor is None or type(redactor) is not Redactor:
             return self.text(text)
-        found = _names.get((redactor, text))
-        if found is None:
-            if len(_names) >= _NAMES_KEPT:
-                _names.clear()
-            found = _names[redactor, text] = redactor.redact(sendable(text))
+        if (redactor, text) in _clean_names:
+            return text
+        found = redactor.redact(sendable(text))
+        if found == text:
+            if len(_clean_names) >= _NAMES_KEPT:
+                _clean_names.clear()
+            _clean_names[redactor, text] = None
         return found
 
     def piece(self, kind: Kind, stream_key: str | None, text: str) -> str:
