@@ -126,10 +126,11 @@ def mask_encoded(original: str, text: str, redact: Redact) -> tuple[str, int]:
         if found:
             secrets.update(secrets_masked(view, redacted))
     # Longest first: a secret that holds another is masked whole, not around it. Each costs a
-    # search of the text: bounded, so that hostile text stays linear.
-    chosen = sorted(secrets, key=len, reverse=True)[:_MAX_SECRETS]
+    # search of the text: bounded, so that hostile text stays linear. Ties in string order, not a
+    # set's (which moves with the string hash seed, and the output with it).
+    chosen = sorted(secrets, key=_longest_first)[:_MAX_SECRETS]
     forms = {form for secret in chosen for form in _forms(secret)}
-    for form in sorted(forms, key=len, reverse=True):
+    for form in sorted(forms, key=_longest_first):
         if form in text:
             count += text.count(form)
             text = text.replace(form, MASK)
@@ -139,6 +140,10 @@ def mask_encoded(original: str, text: str, redact: Redact) -> tuple[str, int]:
         text, found = _mask_base64(text, long_words, redact)
         count += found
     return text, count
+
+
+def _longest_first(secret: str) -> tuple[int, str]:
+    return -len(secret), secret
 
 
 def _runs(text: str, long_words: list[str]) -> Iterator[re.Match[str]]:
