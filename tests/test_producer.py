@@ -402,17 +402,23 @@ async def test_a_calls_names_are_masked_in_every_block_in_the_wire_order() -> No
     assert envelopes[3].payload["tool_call_id"] == "c-1"
 
 
-async def test_a_call_scans_its_names_once_and_a_tools_name_once_per_process(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    scanned: list[str] = []
+@pytest.fixture
+def scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text a `Redactor` is asked to redact, from here on."""
+    texts: list[str] = []
     redact = Redactor.redact
 
     def counting(self: Redactor, text: str) -> str:
-        scanned.append(text)
+        texts.append(text)
         return redact(self, text)
 
     monkeypatch.setattr(Redactor, "redact", counting)
+    return texts
+
+
+async def test_a_call_scans_its_names_once_and_a_tools_name_once_per_process(
+    scanned: list[str],
+) -> None:
     progress, _ = make()
     tool = f"tool-{uuid.uuid4()}"  # seen by no other test
     for index in range(3):
@@ -426,17 +432,7 @@ async def test_a_call_scans_its_names_once_and_a_tools_name_once_per_process(
     )
 
 
-async def test_a_tools_name_holding_a_credential_is_not_remembered(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    scanned: list[str] = []
-    redact = Redactor.redact
-
-    def counting(self: Redactor, text: str) -> str:
-        scanned.append(text)
-        return redact(self, text)
-
-    monkeypatch.setattr(Redactor, "redact", counting)
+async def test_a_tools_name_holding_a_credential_is_not_remembered(scanned: list[str]) -> None:
     progress, queue = make()
     tool = f"fetch-{uuid.uuid4()} token={SECRET}"
     for index in range(2):
