@@ -8,8 +8,9 @@ the two every 250 events (CPU time; benchlib.alternating). The assembler keeps i
 slices, so each slice is steady-state traffic.
 
 Memory: each configuration runs in a fresh subprocess (memprobe.py): peak RSS minus RSS just
-before the first event, with the envelope generator already primed so only the assembler (and
-the garbage of feeding it) is counted.
+before the first event, with the envelope generator already primed and one event read by a
+throwaway assembler (the modules a first event imports are the process's, not per envelope), so
+only the assembler (and the garbage of feeding it) is counted.
 """
 
 from __future__ import annotations

@@ -182,6 +182,8 @@ class Bench:
         notes: str,
     ) -> Figure:
         wall_a, wall_b = (statistics.median(self.walls[label][1:]) for label in labels)
+        # The arm whose spans reached the receiver (the dead collector's live arm, not "dead").
+        exported = next((label for label in labels if self.exported_reps.get(label)), labels[0])
         return ratio_figure(
             name,
             samples,
@@ -196,8 +198,8 @@ class Bench:
                 "wall_ratio": round(wall_a / wall_b, 4),
                 # The parent checks these at the receiver (run.py).
                 "expect_spans": {
-                    "service": FLOOR_SERVICE if labels[0] == "floor" else BRIDGE_SERVICE,
-                    "reps": self.exported_reps.get(labels[0], 0),
+                    "service": FLOOR_SERVICE if exported == "floor" else BRIDGE_SERVICE,
+                    "reps": self.exported_reps.get(exported, 0),
                     "turns_per_rep": self.turns,
                     "tools_per_trace": self.tools,
                     "warmup_tools": 1,

@@ -216,7 +216,7 @@ def summary(results: list[dict[str, Any]]) -> str:
         if "above_floor" in ir:
             above = f"+{ir['above_floor'] * off:,.0f} k ({ir['above_floor']:.3f} of untraced"
             if "above_floor_vs_unredacted" in ir:
-                above += f"; {ir['above_floor_vs_unredacted']:.3f} without its redaction"
+                above += f", {ir['above_floor_vs_unredacted']:.3f} of it without redaction"
             above += ")"
         rows.append(
             f"| {label} | {ir['value'] / 1000:,.0f} k | +{added:,.0f} k "
@@ -240,8 +240,10 @@ def summary(results: list[dict[str, Any]]) -> str:
 def _deployed(result: dict[str, Any]) -> str:
     """The acceptance check's arms: wall clock and CPU of a turn, each agent in its process."""
     wall, cpu, updates = result["wall_medians"], result["cpu_medians"], result["updates"]
-    load = result.get("load_average", [None])[0]
-    measured = "" if load is None else f", load average {load:.1f} while measured"
+    load = result.get("load_average")
+    measured = (
+        "" if load is None else f", measured at a load average of {load[0]:.1f}-{load[1]:.1f}"
+    )
     rows = [
         f"| one turn of {updates:,} updates, the callee in its own process, both agents "
         f"exporting OTLP/HTTP{measured} | wall clock of the turn | CPU, both processes "
