@@ -177,10 +177,12 @@ def part_view(part: Part) -> PartView:
     return view
 
 
-def _message_view(message: Message) -> MessageView:
+def _message_view(message: Message, lone: PartView | None = None) -> MessageView:
+    """``lone``: the view of its lone Part, when already read."""
     parts = message.parts
     if len(parts) == 1:
-        lone = part_view(parts[0])
+        if lone is None:
+            lone = part_view(parts[0])
         views: tuple[PartView, ...] = (lone,)
         # A message's metadata is for dialects, which never read an update with an envelope.
         with_metadata = lone.envelope is None
@@ -232,14 +234,19 @@ def view_event(event: A2AEvent) -> EventView:
     if isinstance(event, TaskStatusUpdateEvent):  # almost every event of a stream
         status = event.status
         sent = status.message  # an unset message reads as an empty one, and stays unset
-        if sent.parts:  # then it is set
-            message_view: MessageView | None = _message_view(sent)
-        else:
-            message_view = _message_view(sent) if status.HasField("message") else None
-        # The event's metadata is for dialects, which never read an update with an envelope.
-        if message_view is not None and len(parts := message_view.parts) == 1 and parts[0].envelope:
+        parts = sent.parts
+        lone = part_view(parts[0]) if len(parts) == 1 else None
+        message_view: MessageView | None
+        if lone is not None and lone.envelope is not None:
+            # The norm, _message_view() inlined: one Part, carrying an envelope. The message's
+            # and the event's metadata are for dialects, which never read such an update.
+            message_view = _new_view(MessageView, (sent.message_id, sent.role, (lone,), None, sent))
             metadata = None
         else:
+            if parts:  # then it is set
+                message_view = _message_view(sent, lone)
+            else:
+                message_view = _message_view(sent) if status.HasField("message") else None
             metadata = _json_object(event.metadata) if event.HasField("metadata") else None
         stamp = status.timestamp  # _time(), inlined: almost every event
         seconds: int = stamp.seconds
