@@ -126,11 +126,30 @@ class TracedStream:
         self._finish(None)
 
 
+# What _server_attributes() made of a card and URL, by the card's id: a client calls with the
+# same card every turn (listing its interfaces alone was ~18 k instructions per turn). Each entry
+# holds its card, so an id is not reused while cached and a new card object is read afresh.
+_SERVER_CACHE: Final[dict[int, tuple[Any, object, dict[str, Any]]]] = {}
+_SERVER_CACHE_SIZE: Final = 64
+
+
 def _server_attributes(client: BaseClient) -> dict[str, Any]:
+    """The server's attributes for a call of ``client`` (do not change the dict returned)."""
     card = getattr(client, "_card", None)
-    attributes = card_attributes(card)
     transport = getattr(client, "_transport", None)
     url = getattr(transport, "url", None) or getattr(getattr(transport, "_base", None), "url", None)
+    cached = _SERVER_CACHE.get(id(card))
+    if cached is not None and cached[0] is card and cached[1] == url:
+        return cached[2]
+    attributes = _card_server_attributes(card, url)
+    if len(_SERVER_CACHE) >= _SERVER_CACHE_SIZE:
+        _SERVER_CACHE.clear()
+    _SERVER_CACHE[id(card)] = (card, url, attributes)
+    return attributes
+
+
+def _card_server_attributes(card: Any, url: Any) -> dict[str, Any]:
+    attributes = card_attributes(card)
     interfaces = card_interfaces(card) if card is not None else []
     if not url and interfaces:
         url = interfaces[0][0]
