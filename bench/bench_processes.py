@@ -5,7 +5,8 @@ cycle the bridge spends. What a user waits for is the wall clock of a turn with 
 own process (on this machine, two cores). Each repetition starts the callee
 (callee_process.py) in a fresh process, streams one turn of 375 tool calls (1,500 working
 updates) to it over JSON-RPC from this process after a one-tool warm-up turn, and stops it.
-Four arms, interleaved (the order reverses every repetition), median of 7:
+Four arms, interleaved (the order reverses every repetition), median of 5 (7 until the
+full run of 2 December 2026 showed the bench at ~10 minutes of CPU):
 
 - ``off``: nothing traced on either side;
 - ``ours``: :class:`A2AProgressInstrumentor` on both sides, spans and metrics over OTLP/HTTP to
@@ -117,7 +118,7 @@ def run(quick: bool) -> list[Figure]:
 
     try:
         samples = interleave_arms(
-            {name: arm(name) for name in ("ours", "off", "floor", "sdk")}, reps=3 if quick else 7
+            {name: arm(name) for name in ("ours", "off", "floor", "sdk")}, reps=3 if quick else 5
         )
     finally:
         bench.close()
