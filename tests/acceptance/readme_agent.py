@@ -62,6 +62,7 @@ class ChainAgent(AgentExecutor):
                     if self.next_url:
                         answer += " / " + await self.ask_next(self.next_url)
             await progress.complete(answer)
+
     # --8<-- [end:execute]
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:

@@ -87,7 +87,7 @@ def test_the_built_in_passes_still_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "named"),
     [
-        ('[[rules]]\nid = "bad-one"\nregex = \'\'\'(?<=a+)b\'\'\'\n', "'bad-one'"),
+        ("[[rules]]\nid = \"bad-one\"\nregex = '''(?<=a+)b'''\n", "'bad-one'"),
         ('[[rules]]\nid = "no-regex"\npath = "x"\n', "'no-regex'"),
         ("[allowlist]\nregexes = ['''(''']\n", "global allowlist"),
         ("[[rules]\n", "cannot read"),
