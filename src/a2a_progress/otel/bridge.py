@@ -8,7 +8,6 @@ gRPC or how it is hooked in.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -19,7 +18,6 @@ from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import SpanKind, Tracer
 
 from a2a_progress.consumer import EndReason
-from a2a_progress.dialects import DIALECTS_ENV
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.peer_names import PeerNames
@@ -59,9 +57,6 @@ class Bridge:
         self._live_lock = threading.Lock()
         # Peer names sanitized under config.redactor, clean ones remembered across turns.
         self.names = PeerNames(config.redactor)
-        # The dialects a caller's turns read (see resolve_dialects), from the environment once,
-        # not at every turn's start.
-        self.caller_dialects = os.environ.get(DIALECTS_ENV, "all")
         # Called once, as the first turn starts (the instrumentor's check of its providers).
         self.on_first_turn: Callable[[], None] | None = None
 

@@ -132,7 +132,7 @@ class TurnTelemetry:
         # ProgressUpdate of it: what feed() returns is degraded updates and turn outcomes.
         self._assembler = ProgressAssembler(
             on_outcome=self._count_outcome,
-            dialects=bridge.caller_dialects if observer == conv.OBSERVER_CALLER else "none",
+            dialects=None if observer == conv.OBSERVER_CALLER else "none",
             on_accepted=self._accepted,
         )
         # The view of the event being fed (caller): its message may announce the callee's span.
