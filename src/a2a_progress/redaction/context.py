@@ -120,22 +120,33 @@ _VALUE_GROUPS: Final = {
     name: tuple(group for group in single.groupindex if group.endswith(("_val", "_uval")))
     for (name, _), single in zip(_SHAPES, _SINGLES, strict=True)
 }
-# Every shape holds one of these (lower case): a text without any is not scanned (prose with
-# "passed" or "keys" in it costs a few substring searches, not the regex).
-# Grouped under a string each of the group holds: text without "pass" or "key" (most prose)
-# skips those groups' searches. A text holds a trigger exactly when it holds one of a group
-# whose gate it holds.
-_TRIGGERS: Final = (
-    ("pass", (
-        "password", "passwd", "passphrase", "pass ", "pass=", "pass'", 'pass"', "_pass", "-pass",
-        "pass(", "storepass", "keypass",
-    )),
-    ("key", ("api_key", "apikey", "api-key", "_key", "-key", "key\"", "key'")),
-    ("sess", ("sessid", "sessionid")),
-    ("", (
-        "pwd", "secret", "token", "credential", "identified", "securestring", "auth", "-p", "/",
-    )),
+# The gate: every match of a shape holds one of these (lower case), so a text without any is
+# not scanned (prose with "passed" or "keys" in it costs a few searches, not the regex). A
+# credential word common in prose ("pass", "key") counts only with what must stand before or
+# after it in a shape's name or flag ("db_pass", "AccessKey", "pass=", "--pw "): each of its
+# occurrences is read once, not one search per name ("accesskey", "privatekey" ...).
+# ``tests/redaction/test_context_gates.py`` derives from every shape's regex the literals its
+# matches hold and checks that this gate accepts each: a shape added with a word missing here
+# fails there.
+# (word, what may stand before it, what may follow it)
+_WORDS: Final = (
+    ("pass", ("_", "-", "store", "key"), ("word", "wd", "phrase", " ", "\t", "=", "'", '"', "(")),
+    ("key", (
+        "_", "-", "api", "access", "private", "account", "master", "signing", "encryption",
+        "license", "licence", "client", "app", "application", "auth", "session", "subscription",
+        "service", "admin", "consumer", "function", "functions", "webhook", "storage", "deploy",
+        "primary", "secondary",
+    ), ('"', "'")),
+    ("pw", (), ("d", " ", "\t", "=")),
+    ("sess", (), ("id", "ionid")),
+    ("signature", ("_", "-"), ()),
 )  # fmt: skip
+# Literals that count wherever they stand ("-p" starts a flag, "/" user/password@host).
+_LITERALS: Final = (
+    "secret", "token", "credential", "bearer", "auth", "identified", "securestring", "-p", "/",
+)  # fmt: skip
+# A literal piped into a command: "echo" or "printf", and the pipe.
+_PIPED: Final = ("echo", "printf")
 
 
 def _value_span(match: re.Match[str]) -> tuple[str, int, int] | None:
@@ -167,11 +178,20 @@ def _secret(match: re.Match[str], group: str, value: str) -> bool:
 
 def possible(lowered: str) -> bool:
     """Whether a text (``lowered``, in lower case) may hold one of these shapes."""
-    for gate, triggers in _TRIGGERS:
-        if gate in lowered:
-            for trigger in triggers:
-                if trigger in lowered:
-                    return True
+    # Plain loops, not any() over generators: most texts fail every test, each in C.
+    for word, before, after in _WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            if lowered.startswith(after, at + len(word)) or lowered.endswith(before, 0, at):
+                return True
+            at = lowered.find(word, at + 1)
+    for literal in _LITERALS:
+        if literal in lowered:
+            return True
+    if "|" in lowered:
+        for command in _PIPED:
+            if command in lowered:
+                return True
     return False
 
 
