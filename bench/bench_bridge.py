@@ -1,22 +1,27 @@
-"""bridge_inprocess, bridge_unsampled, bridge_content_off: the callee proxy and caller wrapper.
+"""bridge_inprocess, bridge_unsampled, bridge_content_off, bridge_content_captured: the callee
+proxy and caller wrapper.
 
 A real :class:`DefaultRequestHandler` runs the benchmark agent (agent.py) and a real
 ``BaseClient`` streams each turn through an in-process transport, so no network or encoding
-blurs the figures: 20 turns of 25 tool calls, 4 working updates each. Six arms run in this one
-process, interleaved (the order reverses every repetition):
+blurs the figures: 20 turns of 25 tool calls, 4 working updates each. Seven arms run in this
+one process, interleaved (the order reverses every repetition):
 
-- ``off``: the instrumentor off, the baseline of all three figures;
-- ``on``: :class:`A2AProgressInstrumentor` on (both sides: executor proxy, queue proxy, caller
-  stream wrapper, trace context) with a BatchSpanProcessor into an InMemorySpanExporter and an
-  SDK meter provider: ``bridge_inprocess``;
+- ``off``: the instrumentor off, the baseline of every figure;
+- ``content_off``: :class:`A2AProgressInstrumentor` on in its default configuration (both
+  sides: executor proxy, queue proxy, caller stream wrapper, trace context; sampled, content
+  capture off) with a BatchSpanProcessor into an InMemorySpanExporter and an SDK meter
+  provider: ``bridge_inprocess`` (target 0.07 above its floor) and ``bridge_content_off``
+  (0.05), from the same samples;
 - ``unsampled``: the same with a ``ParentBased(ALWAYS_OFF)`` sampler, so the caller's turn is
   dropped by the root sampler and the callee's by the parent-based rule (propagated unsampled):
   ``bridge_unsampled``;
-- ``content_off``: ``on`` with ``capture_content=False``: ``bridge_content_off``;
-- ``floor`` and ``floor_unsampled``: the instrumentor off, and the OpenTelemetry SDK calls that
-  write the same spans, events and metrics made in place by the agent and the caller loop
-  themselves, with no protocol work at all (floor.py), sampled and unsampled:
-  ``bridge_sdk_floor`` and ``bridge_sdk_floor_unsampled``, what an ideal bridge would cost.
+- ``content_captured``: the default with ``capture_content=True`` (the opt-in):
+  ``bridge_content_captured``, informational;
+- ``floor``, ``floor_unsampled``, ``floor_content``: the instrumentor off, and the OpenTelemetry
+  SDK calls that write the same spans, events and metrics made in place by the agent and the
+  caller loop themselves, with no protocol work at all (floor.py), sampled, unsampled, and
+  sampled with content recorded (the content-captured row's floor): ``bridge_sdk_floor`` and
+  ``bridge_sdk_floor_unsampled``, what an ideal bridge would cost.
 
 The instrumentor is switched on and off between repetitions, and each repetition builds its
 handler and client afresh, so the off arm has no proxy at all (a handler built while
@@ -59,7 +64,7 @@ from agent import (
     tracer_provider,
 )
 from bench_sdk_tracing import sdk_tracing
-from benchlib import ABOVE_FLOOR, Arm, Figure, interleave_arms, ratio_figure
+from benchlib import BRIDGE_ROWS, Arm, Figure, interleave_arms, ratio_figure
 from floor import FloorObserver, floor_turn
 
 T = TypeVar("T")
@@ -67,7 +72,15 @@ T = TypeVar("T")
 _CONTENT = "a2a.progress.content"
 
 
-ARMS = ("on", "off", "unsampled", "content_off", "floor", "floor_unsampled")
+ARMS = (
+    "content_off",
+    "off",
+    "unsampled",
+    "content_captured",
+    "floor",
+    "floor_unsampled",
+    "floor_content",
+)
 """The in-process arms, in the order they run (reversed every other repetition)."""
 
 Measure = Callable[[Callable[[], None]], T]
@@ -136,29 +149,32 @@ class InProcessArms:
         """Serve ``turns`` turns through arm ``name``; what ``measure`` made of running them.
 
         A fresh handler and client serve ``warmup`` turns first, then the measured ones
-        (building them is outside ``measure``). The instrumentor is switched on (``on``,
-        ``unsampled``, ``content_off``) before the handler and client are built and off after;
-        the floor arms make the SDK calls themselves (floor.py); ``off_unredacted`` is ``off``
-        with the emitter sending its texts unmasked; ``sdk`` is ``off`` with a2a-sdk's own
-        tracing on. Checks run after ``measure`` returns.
+        (building them is outside ``measure``). The instrumentor is switched on
+        (``content_off``, ``unsampled``, ``content_captured``) before the handler and client
+        are built and off after; the floor arms make the SDK calls themselves (floor.py,
+        recording content only for ``floor_content``); ``off_unredacted`` is ``off`` with the
+        emitter sending its texts unmasked; ``sdk`` is ``off`` with a2a-sdk's own tracing on.
+        Checks run after ``measure`` returns.
         """
         reader = InMemoryMetricReader()
         meters = MeterProvider(metric_readers=[reader])
         served: AgentExecutor = self._unredacted if name == "off_unredacted" else self._agent
         turn: TurnRunner = run_turn
-        instrumented = name in ("on", "unsampled", "content_off")
+        instrumented = name in ("content_captured", "unsampled", "content_off")
         provider = self._unsampled if "unsampled" in name else self._provider
         if name.startswith("floor"):
             tracer = provider.get_tracer("a2a_progress.bench.floor")
             metrics = BridgeMetrics(meters.get_meter("a2a_progress.bench.floor"))
+            content = name == "floor_content"
             served = ScriptedAgent(
-                observer=FloorObserver(tracer, metrics).turn, scale=self._text_scale
+                observer=FloorObserver(tracer, metrics, content=content).turn,
+                scale=self._text_scale,
             )
-            turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics)
+            turn = functools.partial(floor_turn, tracer=tracer, metrics=metrics, content=content)
         elif instrumented:
             options: dict[str, Any] = {"meter_provider": meters, "tracer_provider": provider}
-            # Content capture is off by default: the arms say which they measure.
-            options["capture_content"] = name != "content_off"
+            # Off is the default; said here so that an environment variable cannot change it.
+            options["capture_content"] = name == "content_captured"
             self._instrumentor.instrument(**options)
         sdk = self._sdk_exporter is not None
         if sdk:
@@ -190,7 +206,8 @@ class InProcessArms:
                 if self._dropped.get_finished_spans():
                     raise AssertionError(f"the {name} arm exported spans")
             else:
-                _check_spans(self._exporter, turns, self.tools, content=name != "content_off")
+                content = name in ("content_captured", "floor_content")
+                _check_spans(self._exporter, turns, self.tools, content=content)
             _check_metrics(reader, turns, self.tools)
         meters.shutdown()
         return measured
@@ -240,7 +257,8 @@ def run(quick: bool) -> list[Figure]:
 
     def figure(name: str, arm_name: str, floor: str | None, what: str) -> Figure:
         """A figure of ``arm_name``; a bridge's (``floor`` given) is targeted at that floor's
-        ratio plus ABOVE_FLOOR; a floor's own target is its ratio (informational)."""
+        ratio plus its BRIDGE_ROWS allowance; a floor's own target is its ratio
+        (informational)."""
         wall_ratio = wall(arm_name) / wall("off")
         extra: dict[str, Any] = {
             "wall_ratio": round(wall_ratio, 4),
@@ -249,7 +267,7 @@ def run(quick: bool) -> list[Figure]:
         }
         target = ratio(arm_name)
         if floor is not None:
-            target = ratio(floor) + ABOVE_FLOOR[arm_name]
+            target = ratio(floor) + BRIDGE_ROWS[name.removeprefix("bridge_")][2]
             extra["floor_ratio"] = round(ratio(floor), 4)
             extra["above_floor"] = round(ratio(arm_name) - ratio(floor), 4)
         return ratio_figure(
@@ -265,35 +283,34 @@ def run(quick: bool) -> list[Figure]:
             extra=extra,
         )
 
+    checked = (
+        f"every span checked (2 turn spans and {tools} tool spans per side and turn, all ended "
+        "done)"
+    )
+    what = {
+        "inprocess": f"the instrumentor's defaults (sampled, capture_content=False); {checked}, "
+        "and no content attribute on any event",
+        "unsampled": "ParentBased(ALWAYS_OFF) sampler: the caller's turns dropped at the root, "
+        "the callee's by the propagated unsampled parent; checked: no span exported",
+        "content_off": "capture_content=False: the same arm as bridge_inprocess, held to 0.05 "
+        "above its floor",
+        "content_captured": "capture_content=True (opt-in; informational): every text recorded, "
+        f"so redacted by the caller, on top of the defaults; {checked}, each event with content; "
+        "its floor records the same content",
+    }
+    bridges = [
+        figure(f"bridge_{row}", arm_name, floor, what[row])
+        for row, (arm_name, floor, _) in BRIDGE_ROWS.items()
+    ]
     return [
-        figure(
-            "bridge_inprocess",
-            "on",
-            "floor",
-            f"every span checked (2 turn spans and {tools} tool spans per side and turn, all "
-            "ended done)",
-        ),
-        figure(
-            "bridge_unsampled",
-            "unsampled",
-            "floor_unsampled",
-            "ParentBased(ALWAYS_OFF) sampler: the caller's turns dropped at the root, the "
-            "callee's by the propagated unsampled parent; checked: no span exported",
-        ),
-        figure(
-            "bridge_content_off",
-            "content_off",
-            "floor",
-            "capture_content=False; every span checked as for bridge_inprocess, and no "
-            "content attribute on any event",
-        ),
+        *bridges,
         figure(
             "bridge_sdk_floor",
             "floor",
             None,
             "the OpenTelemetry SDK floor: instrumentor off, the same spans, events and metrics "
             "made in place by the agent and the caller loop, which know the script (no envelope "
-            "read, ordered or redacted); checked as for bridge_inprocess",
+            "read, ordered or redacted), content not recorded; checked as for bridge_inprocess",
         ),
         figure(
             "bridge_sdk_floor_unsampled",

@@ -22,7 +22,8 @@ COUNTS = {
     "off_unredacted": 1_400_000.0,
     "floor": 3_740_000.0,
     "floor_unsampled": 3_560_000.0,
-    "on": 5_900_000.0,
+    "floor_content": 3_760_000.0,
+    "content_captured": 5_900_000.0,
     "unsampled": 3_740_000.0,
     "content_off": 3_930_000.0,
     "sdk": 8_400_000.0,
@@ -38,6 +39,15 @@ def test_ir_rows_measure_the_bridge_above_its_floor_against_both_baselines() -> 
     assert content_off.extra["above_floor_vs_unredacted"] == pytest.approx(190 / 1_400, abs=1e-4)
     assert content_off.target == pytest.approx(3_740 / 3_500 + 0.05, abs=1e-4)
     assert not content_off.passed  # 0.054 above the floor, 0.05 allowed
+    # The default configuration is the headline row: the content-off arm, held to 0.07.
+    default = rows["ir_bridge_inprocess"]
+    assert (default.value, default.extra["above_floor_instructions"]) == (3_930_000, 190_000)
+    assert default.target == pytest.approx(3_740 / 3_500 + 0.07, abs=1e-4)
+    assert default.passed  # 0.054 above the floor, 0.07 allowed
+    # Content captured (opt-in) is measured against a floor that records the same content.
+    captured = rows["ir_bridge_content_captured"]
+    assert captured.extra["above_floor_instructions"] == 2_140_000
+    assert captured.extra["floor_ratio"] == pytest.approx(3_760 / 3_500, abs=1e-4)
     unsampled = rows["ir_bridge_unsampled"]
     assert unsampled.extra["above_floor_instructions"] == 180_000
     assert unsampled.target == pytest.approx(3_560 / 3_500 + 0.03, abs=1e-4)
@@ -51,7 +61,11 @@ def test_ir_rows_measure_the_bridge_above_its_floor_against_both_baselines() -> 
 
 @pytest.mark.parametrize("plan", [bench_ir.FULL, ir_guard.PLAN], ids=["bench", "guard"])
 def test_each_bridge_arm_is_counted_in_its_floors_process(plan: bench_ir.Plan) -> None:
-    floors = {"on": "floor", "content_off": "floor", "unsampled": "floor_unsampled"}
+    floors = {
+        "content_captured": "floor_content",
+        "content_off": "floor",
+        "unsampled": "floor_unsampled",
+    }
     for arms in plan.processes:
         for arm in arms:
             if arm in floors:
