@@ -12,9 +12,10 @@ tool durations' counts by tool and end reason, must be equal.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from a2a.types.a2a_pb2 import StreamResponse, TaskState
+from a2a.types.a2a_pb2 import Part, StreamResponse, TaskState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.sdk.metrics import MeterProvider
@@ -25,14 +26,30 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
 from opentelemetry.trace import SpanKind
 
+from a2a_progress.carrier import TFRS_KEY
+from a2a_progress.consumer import Outcome, ProgressAssembler, ProgressUpdate
+from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Status
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.metrics import BridgeMetrics
-from support.events import append, call, plain, terminal, think, working
+from a2a_progress.sdk.adapter import A2AEvent
+from support.events import (
+    WORKING,
+    append,
+    call,
+    envelope_message,
+    message,
+    plain,
+    status_event,
+    terminal,
+    think,
+    working,
+)
 
 _KEYS = ("c1", "c2", None)
+_DUPLICATE = Outcome.DUPLICATE.value
 _STALE = 5000  # a seq this far above a stream's others makes them stale (window: 1024)
 _ENDS = (
     TaskState.TASK_STATE_COMPLETED,
@@ -49,7 +66,10 @@ def _streams(draw: st.DrawFn) -> list[StreamResponse]:
     for _ in range(draw(st.integers(0, 40))):
         choice = draw(
             st.sampled_from(
-                ("think", "start", "done", "aborted", "append", "plain", "bad", "repeat", "jump")
+                (
+                    *("think", "start", "done", "aborted", "append", "plain", "bad", "repeat"),
+                    *("jump", "pair", "number", "verdict"),
+                )
             )
         )
         seq = draw(st.integers(1, 12))
@@ -70,6 +90,21 @@ def _streams(draw: st.DrawFn) -> list[StreamResponse]:
             events.append(working(draw(st.sampled_from(('{"v":2}', "{not json", '{"v":1}')))))
         elif choice == "repeat" and events:
             events.append(draw(st.sampled_from(events)))
+        elif choice == "pair":
+            # An envelope Part beside a second Part (the envelope counts, the text does not).
+            parts = [*envelope_message(think(seq, "and a note", key)).parts, Part(text="note")]
+            events.append(StreamResponse(status_update=status_event(WORKING, message(parts))))
+        elif choice == "number":
+            # A JSON value under tfrs that is no string: a rejected envelope.
+            part = Part(text="fallback")
+            part.metadata.fields[TFRS_KEY].number_value = seq
+            events.append(StreamResponse(status_update=status_event(WORKING, message([part]))))
+        elif choice == "verdict":
+            # A verdict whose message carries an envelope: it ends the turn all the same.
+            end = draw(st.sampled_from([state for state in _ENDS if state is not None]))
+            events.append(
+                StreamResponse(status_update=status_event(end, envelope_message(think(seq))))
+            )
         elif choice == "jump":
             # Far ahead on this stream: its lower seqs sent after this are stale.
             events.append(working(think(_STALE + seq, "jumped", key)))
@@ -80,7 +115,7 @@ def _streams(draw: st.DrawFn) -> list[StreamResponse]:
     return events
 
 
-def _counts(events: list[StreamResponse], *, recorded: bool, observer: str) -> dict[Any, float]:
+def _counts(events: list[A2AEvent], *, recorded: bool, observer: str) -> dict[Any, float]:
     """The metric points a turn of ``events`` leaves, by metric and attributes."""
     tracer_provider = TracerProvider(sampler=ALWAYS_ON if recorded else ALWAYS_OFF)
     exporter = InMemorySpanExporter()
@@ -109,6 +144,63 @@ def _counts(events: list[StreamResponse], *, recorded: bool, observer: str) -> d
                     key = (metric.name, frozenset((point.attributes or {}).items()))
                     found[key] = getattr(point, "count", None) or getattr(point, "value", 0)
     return found
+
+
+def _consumer_counts(events: list[A2AEvent], *, observer: str) -> dict[Any, float]:
+    """The envelope counts the full consumer path makes of ``events``: every event read into a
+    view, every accepted envelope made a `ProgressUpdate` (the bridge counts by outcome as
+    `TurnTelemetry` maps them: stale and after-terminal count as duplicates)."""
+    outcomes: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+
+    def reported(outcome: Outcome) -> None:
+        outcomes[_DUPLICATE if outcome in DISCARDS else outcome.value] += 1
+
+    assembler = ProgressAssembler(
+        on_outcome=reported, dialects=None if observer == conv.OBSERVER_CALLER else "none"
+    )
+    for event in events:
+        for update in assembler.feed(event):
+            if isinstance(update, ProgressUpdate) and not update.degraded:
+                kinds[update.envelope.kind.value] += 1
+    assembler.close()
+    found: dict[Any, float] = {}
+    for outcome, count in outcomes.items():
+        found[
+            (conv.METRIC_ENVELOPES, frozenset({conv.OUTCOME: outcome, **_side(observer)}.items()))
+        ] = count
+    for kind, count in kinds.items():
+        found[
+            (conv.METRIC_ENVELOPE_KINDS, frozenset({conv.KIND: kind, **_side(observer)}.items()))
+        ] = count
+    return found
+
+
+def _side(observer: str) -> dict[str, str]:
+    return {conv.OBSERVER: observer}
+
+
+def _envelope_counts(counts: dict[Any, float]) -> dict[Any, float]:
+    wanted = {conv.METRIC_ENVELOPES, conv.METRIC_ENVELOPE_KINDS}
+    return {key: value for key, value in counts.items() if key[0] in wanted}
+
+
+@settings(max_examples=200, deadline=None)
+@given(_streams(), st.sampled_from((conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)), st.data())
+def test_the_bridge_counts_what_the_full_consumer_path_does(
+    events: list[StreamResponse], observer: str, data: st.DataObject
+) -> None:
+    """The bridge reads most updates without a view (`working_envelope`), the consumer reads
+    each into one: the counts by outcome and kind are the same, sampled or not, for events
+    wrapped in a stream response (what a client yields) or bare (what an executor enqueues)."""
+    fed: list[A2AEvent] = [
+        event.status_update if data.draw(st.booleans()) and event.HasField("status_update")
+        else event
+        for event in events
+    ]  # fmt: skip
+    expected = _consumer_counts(fed, observer=observer)
+    for recorded in (True, False):
+        assert _envelope_counts(_counts(fed, recorded=recorded, observer=observer)) == expected
 
 
 @settings(max_examples=200, deadline=None)

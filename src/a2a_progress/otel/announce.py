@@ -53,9 +53,11 @@ def announced(message: MessageView | None) -> SpanContext | None:
             break
     else:
         return None
-    if part.metadata is None:
-        return None
-    value = part.metadata.get(WIRE_TOOL_SPAN)
+    return announced_value(None if part.metadata is None else part.metadata.get(WIRE_TOOL_SPAN))
+
+
+def announced_value(value: object) -> SpanContext | None:
+    """The span context of an announcement's value (the Part's ``tfrs.span``), if valid."""
     if not isinstance(value, str):
         return None
     match = _TRACEPARENT.fullmatch(value)

@@ -28,12 +28,13 @@ from a2a_progress.consumer import (
     Outcome,
     ProgressAssembler,
     TurnOutcome,
+    Update,
     error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announced
+from a2a_progress.otel.announce import announced, announced_value
 from a2a_progress.otel.content import (
     PART_REASONING,
     PART_TEXT,
@@ -55,7 +56,13 @@ from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
 from a2a_progress.producer.handoff import handed_envelope, redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
 from a2a_progress.redaction.stream import Redacts, StreamRedactor
-from a2a_progress.sdk.adapter import A2AEvent, view_event, working_update
+from a2a_progress.sdk.adapter import (
+    A2AEvent,
+    part_string,
+    view_event,
+    working_envelope,
+    working_update,
+)
 from a2a_progress.sdk.views import EventView, TaskState, state_name
 
 if TYPE_CHECKING:
@@ -137,6 +144,8 @@ class TurnTelemetry:
         )
         # The view of the event being fed (caller): its message may announce the callee's span.
         self._view: EventView | None = None
+        # Or, read without a view (see feed()), the SDK Part carrying its envelope.
+        self._part: Any = None
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
         # The callee's tool span just opened, for the caller (see announce.py); the callee's
@@ -191,12 +200,14 @@ class TurnTelemetry:
             handed = handed_envelope() if self._callee else None
             if handed is not None and (working := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
-                task_id, context_id, at = working
-                if self._task_id is None or self._context_id is None:
-                    self._note_ids(task_id, context_id)
-                updates = self._assembler.feed_working(task_id, context_id, at, *handed)
-                self._state = _WORKING
+                updates = self._working(*working, *handed)
+            elif handed is None and (read := working_envelope(event)) is not None:
+                # Most events: a WORKING update whose one Part carries an envelope. The rules
+                # need no more of it; its Part is read again only if it opens a tool call.
+                task_id, context_id, at, envelope, self._part = read
+                updates = self._working(task_id, context_id, at, envelope, "")
             else:
+                self._part = None
                 view = self._view = view_event(event)
                 # Before feeding: the tool spans it opens are labelled with the ids.
                 if self._task_id is None or self._context_id is None:
@@ -214,6 +225,15 @@ class TurnTelemetry:
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
         return self._opened
+
+    def _working(
+        self, task_id: str, context_id: str, at: float | None, envelope: Envelope, fallback: str
+    ) -> list[Update]:
+        """Feed a WORKING update of one Part carrying ``envelope`` (and ``fallback``)."""
+        if self._task_id is None or self._context_id is None:
+            self._note_ids(task_id, context_id)
+        self._state = _WORKING
+        return self._assembler.feed_working(task_id, context_id, at, envelope, fallback)
 
     def end(
         self,
@@ -403,8 +423,13 @@ class TurnTelemetry:
     def _open_tool(self, call: CallRecord) -> None:
         tool = self._name(call.tool) if call.tool else "unknown"
         # The callee announced its own span of this call: this one mirrors it (see announce.py).
-        view = None if self._callee else self._view  # the event being fed
-        callee_span = None if view is None else announced(view.message)
+        callee_span: SpanContext | None = None
+        if self._callee:
+            pass  # the callee's own span is this one
+        elif self._part is not None:  # the event being fed, read without a view
+            callee_span = announced_value(part_string(self._part, conv.WIRE_TOOL_SPAN))
+        elif self._view is not None:
+            callee_span = announced(self._view.message)
         counted = callee_span is None
         if self._unsampled_tool is not None:
             # Only the duration metric needs the call, and the callee's announcement (so the

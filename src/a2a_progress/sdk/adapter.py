@@ -30,6 +30,7 @@ if TYPE_CHECKING or LINE is SdkLine.V1:
         get_task,
         message_text,
         new_task,
+        part_string,
         part_view,
         raw_envelope,
         read_envelope,
@@ -38,6 +39,7 @@ if TYPE_CHECKING or LINE is SdkLine.V1:
         update_status,
         view_event,
         with_extensions,
+        working_envelope,
         working_update,
     )
 else:
@@ -57,6 +59,7 @@ else:
         get_task,
         message_text,
         new_task,
+        part_string,
         part_view,
         raw_envelope,
         read_envelope,
@@ -65,6 +68,7 @@ else:
         update_status,
         view_event,
         with_extensions,
+        working_envelope,
         working_update,
     )
 
@@ -84,6 +88,7 @@ __all__ = [
     "get_task",
     "message_text",
     "new_task",
+    "part_string",
     "part_view",
     "raw_envelope",
     "read_envelope",
@@ -92,5 +97,6 @@ __all__ = [
     "update_status",
     "view_event",
     "with_extensions",
+    "working_envelope",
     "working_update",
 ]

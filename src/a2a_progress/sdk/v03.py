@@ -82,6 +82,7 @@ __all__ = [
     "get_task",
     "message_text",
     "new_task",
+    "part_string",
     "part_view",
     "raw_envelope",
     "read_envelope",
@@ -90,6 +91,7 @@ __all__ = [
     "update_status",
     "view_event",
     "with_extensions",
+    "working_envelope",
     "working_update",
 ]
 
@@ -244,6 +246,34 @@ def view_event(event: A2AEvent) -> EventView:
             event=event,
         )
     return EMPTY_EVENT
+
+
+def working_envelope(event: object) -> tuple[str, str, float | None, Envelope, Part] | None:
+    """``(task_id, context_id, time, envelope, part)`` of a WORKING status update (as a client
+    or an executor has it) whose message is one Part carrying a usable envelope; else None
+    (`view_event` reads it): what the consumer rules need of most events, with no view built."""
+    event = _unwrap(event)
+    if type(event) is not TaskStatusUpdateEvent:
+        return None
+    status = event.status
+    message = status.message
+    if status.state is not SdkTaskState.working or message is None or len(message.parts) != 1:
+        return None
+    part = message.parts[0]
+    metadata = part.root.metadata
+    if not metadata or TFRS_KEY not in metadata:
+        return None
+    envelope = decode(metadata[TFRS_KEY])
+    if type(envelope) is not Envelope:
+        return None  # view_event reads it again, for its exact reason
+    return event.task_id, event.context_id, _time(status), envelope, part
+
+
+def part_string(part: Part, key: str) -> str | None:
+    """``part``'s ``metadata[key]`` when it is a string, else None."""
+    metadata = part.root.metadata
+    value = metadata.get(key) if metadata else None
+    return value if isinstance(value, str) else None
 
 
 def working_update(event: object) -> tuple[str, str, float | None] | None:

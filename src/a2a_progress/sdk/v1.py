@@ -63,6 +63,7 @@ __all__ = [
     "json_value",
     "message_text",
     "new_task",
+    "part_string",
     "part_view",
     "raw_envelope",
     "read_envelope",
@@ -71,6 +72,7 @@ __all__ = [
     "update_status",
     "view_event",
     "with_extensions",
+    "working_envelope",
     "working_update",
 ]
 
@@ -301,6 +303,45 @@ def view_event(event: A2AEvent) -> EventView:
     return EventView(
         EventKind.MESSAGE, event.task_id, event.context_id, message=message, event=event
     )
+
+
+def working_envelope(event: object) -> tuple[str, str, float | None, Envelope, Part] | None:
+    """``(task_id, context_id, time, envelope, part)`` of a WORKING status update, wrapped or
+    bare, whose message is one Part carrying a usable envelope; else None (`view_event` reads
+    it). Most events of a stream are such an update, and what the consumer rules need of one
+    is this much: no view is built (a caller's bridge reads the Part's other metadata only for
+    the update that opens a tool call, see `part_string`)."""
+    if type(event) is StreamResponse:
+        event = event.status_update  # unset: an empty one, whose state is not WORKING
+    elif type(event) is not TaskStatusUpdateEvent:
+        return None
+    status = event.status
+    if status.state != _WORKING:
+        return None
+    parts = status.message.parts  # an unset message reads as an empty one, and stays unset
+    if len(parts) != 1:
+        return None
+    part = parts[0]
+    value = part.metadata.fields.get(TFRS_KEY)
+    if value is None:
+        return None
+    # Not a string: "", rejected, and then read again by view_event for its exact reason.
+    envelope = decode(value.string_value)
+    if type(envelope) is not Envelope:
+        return None
+    stamp = status.timestamp  # _time(), inlined
+    seconds: int = stamp.seconds
+    at = seconds + stamp.nanos / 1e9 if seconds or status.HasField("timestamp") else None
+    return event.task_id, event.context_id, at, envelope, part
+
+
+def part_string(part: Part, key: str) -> str | None:
+    """``part.metadata[key]`` when it is a string, else None."""
+    value = part.metadata.fields.get(key)
+    if value is None or value.WhichOneof("kind") != "string_value":
+        return None
+    text: str = value.string_value
+    return text
 
 
 def working_update(event: object) -> tuple[str, str, float | None] | None:
