@@ -90,6 +90,7 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from a2a_progress import ProgressUpdate, TurnOutcome
+    from a2a_progress.otel import conventions as conv
 
     exporter: InMemorySpanExporter = telemetry_03  # type: ignore[assignment]
     async with served() as url:
@@ -120,6 +121,14 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
         ("caller", "execute_tool dashboard"),
     ], sides
     assert len({s.context.trace_id for s in spans}) == 1  # type: ignore[union-attr]
+    # The caller read the callee's announcement of each call (0.3's Part metadata): its spans
+    # are mirrors, each linked to the callee's span of the call.
+    attributes = [(s, dict(s.attributes or {})) for s in tools]
+    callee = {s.name: s.context.span_id for s, a in attributes if a[conv.OBSERVER] == "callee"}  # type: ignore[union-attr]
+    for span, found in attributes:
+        if found[conv.OBSERVER] == "caller":
+            assert found[conv.MIRROR] is True
+            assert [link.context.span_id for link in span.links] == [callee[span.name]]
 
 
 async def test_a_follow_up_naming_only_the_task_continues_it_on_0_3() -> None:

@@ -12,7 +12,6 @@ under it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -165,9 +164,8 @@ def _card_server_attributes(card: Any, url: Any) -> dict[str, Any]:
     return attributes
 
 
-@functools.lru_cache(maxsize=256)
 def _address(url: str) -> tuple[str | None, int | None]:
-    """The host and port of an agent's URL (parsed once per URL: a client calls the same one)."""
+    """The host and port of an agent's URL (read once per card and URL: see _SERVER_CACHE)."""
     parts = urlsplit(url if "://" in url else f"//{url}")
     try:
         port = parts.port or _DEFAULT_PORTS.get(parts.scheme)

@@ -35,13 +35,7 @@ from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.announce import announced, announced_value
-from a2a_progress.otel.content import (
-    PART_REASONING,
-    PART_TEXT,
-    Collected,
-    output_messages,
-    tool_call_result,
-)
+from a2a_progress.otel.content import PART_REASONING, PART_TEXT, tool_call_result
 from a2a_progress.otel.errors import (
     error_type,
     fail,
@@ -51,11 +45,11 @@ from a2a_progress.otel.errors import (
 from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.pending import mark_pending
-from a2a_progress.otel.safe_text import bounded, peer_name, redacted
+from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
-from a2a_progress.producer.handoff import handed_envelope, redacted_by
-from a2a_progress.redaction import DEFAULT_REDACTOR, MASK
-from a2a_progress.redaction.stream import Redacts, StreamRedactor
+from a2a_progress.otel.turn_content import Stream, TurnContent
+from a2a_progress.producer.handoff import handed_envelope
+from a2a_progress.redaction import DEFAULT_REDACTOR
 from a2a_progress.sdk.adapter import (
     A2AEvent,
     part_string,
@@ -89,8 +83,6 @@ _WORKING: Final = int(TaskState.WORKING)
 _TOOL_CALL: Final = Kind.TOOL_CALL
 _TEXT: Final = Kind.TEXT
 _OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
-# A stream of content: the kind and stream key of its envelopes.
-_Stream = tuple[Kind, str | None]
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
@@ -169,15 +161,12 @@ class TurnTelemetry:
         self._own_texts = (
             observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
         )
+        # Redaction of the turn's texts, and its opt-in content for GenAI backends.
+        self._text = TurnContent(self._config, self._counts, own_texts=self._own_texts)
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
         # those found clean once per bridge (see PeerNames).
         self._names: dict[str, str] = {}
-        # Opt-in content for GenAI backends: the turn's reasoning and text, and its reply.
-        self._output = Collected(self._config.max_events_per_span, self._config.content_max_length)
-        self._reply: str | None = None
         self.agent_name: str | None = known.get(conv.GEN_AI_AGENT_NAME)
-        # Content redacted per stream (kind, stream key): a secret split across updates.
-        self._streams: dict[_Stream, StreamRedactor] = {}
         bridge.track(self)
 
     @property
@@ -265,13 +254,13 @@ class TurnTelemetry:
             if self._state is not None:
                 self._span.set_attribute(conv.A2A_TASK_STATE, state_name(self._state))
             if self._capture_content and self._recording:
-                messages = output_messages(
-                    self._output, self._reply, self._state, self._config.content_max_length
-                )
+                messages = self._text.messages(self._state)
                 if messages is not None:
                     self._span.set_attribute(conv.GEN_AI_OUTPUT_MESSAGES, messages)
-            if error is not None:
-                message = self._safe_text(str(error))[0]
+            if error is not None and not self._described():
+                failure = (error_type(error), "")  # only the invoke_agent metric reads it
+            elif error is not None:
+                message = self._text.safe_text(str(error))[0]
                 record_exception(self._span, error, message)
                 why = error_text(error, self._config.redactor)  # what the agent said, if a2a's
                 failure = (error_type(error), f"{type(error).__name__}: {why}")
@@ -298,10 +287,16 @@ class TurnTelemetry:
     def _outcome(self, outcome: TurnOutcome, *, failed: bool = False) -> None:
         """The turn ended (or its stream did): close its calls, keep its reply's text."""
         self._close_calls(outcome.closed, failed=failed)
-        if outcome.error is not None:  # the FAILED status's words, our redactor's
+        if outcome.error is not None and self._described():  # the FAILED status's words
             self._failure = error_text(outcome.reply, self._config.redactor)
-        if self._capture_content and outcome.reply:
-            self._reply = self._safe_text(outcome.reply)[0]
+        if self._capture_content and self._recording and outcome.reply:
+            self._text.reply = self._text.safe_text(outcome.reply)[0]
+
+    def _described(self) -> bool:
+        """Whether a span records why the turn failed (its own, or the invoke_agent span around
+        it, which a sampler may keep alone): else no failure text is redacted for nobody."""
+        invoke = self.invoke_agent
+        return self._recording or (invoke is not None and invoke.span.is_recording())
 
     # -- turn-level bookkeeping ----------------------------------------------------------------
 
@@ -367,7 +362,7 @@ class TurnTelemetry:
         name: str,
         attributes: dict[str, Any],
         text: str,
-        stream: _Stream | None = None,
+        stream: Stream | None = None,
         kind: Kind = _TEXT,
         call: CallRecord | None = None,
     ) -> None:
@@ -376,47 +371,13 @@ class TurnTelemetry:
         attributes[conv.CONTENT_SIZE] = utf8_size(text)
         tool = self._tools.get(id(call)) if call is not None else None
         if self._capture_content:
-            self._content(attributes, text, stream)
+            content = self._text.put(attributes, text, stream)
             if tool is not None:
                 if kind is _TEXT or kind is _OUTPUT_APPEND:
-                    tool.result.add(PART_TEXT, attributes[conv.CONTENT])
+                    tool.result.add(PART_TEXT, content)
             elif kind in _OUTPUT_PARTS:
-                self._output.add(_OUTPUT_PARTS[kind], attributes[conv.CONTENT])
+                self._text.output.add(_OUTPUT_PARTS[kind], content)
         (tool.events if tool is not None else self._span_events).add(name, attributes)
-
-    def _safe_text(self, text: str, stream: _Stream | None = None) -> tuple[str, bool, bool]:
-        """``text`` redacted and bounded; and whether it was cut, and whether anything was masked.
-
-        Text that fits in an envelope is redacted whole (see `redacted`); a piece of a
-        stream (kind, stream key) with the stream's pieces before it in mind.
-        """
-        redactor: Redacts = self._config.redactor if stream is None else self._stream(stream)
-        text, cut, masked = redacted(text, self._config.content_max_length, redactor)
-        return text, cut, masked > 0
-
-    def _stream(self, stream: _Stream) -> StreamRedactor:
-        found = self._streams.get(stream)
-        if found is None:
-            found = self._streams[stream] = StreamRedactor(self._config.redactor)
-        return found
-
-    def _content(
-        self, attributes: dict[str, Any], text: str, stream: _Stream | None = None
-    ) -> None:
-        if self._own_texts and MASK not in text and redacted_by(text) is DEFAULT_REDACTOR:
-            # Our own emitter put this very text through the built-in patterns a moment ago and
-            # masked nothing in it. Masking is idempotent (tests/otel/test_sampling.py checks it
-            # on the credential corpus), so a second scan would find nothing either.
-            text, cut = bounded(text, self._config.content_max_length)
-            if stream is not None:
-                self._stream(stream).passed(text)
-        else:
-            text, cut, masked = self._safe_text(text, stream)
-            if masked:
-                self._counts.outcome(conv.OUTCOME_REDACTED)
-        attributes[conv.CONTENT] = text
-        if cut:
-            attributes[conv.CONTENT_TRUNCATED] = True
 
     # -- tool spans ----------------------------------------------------------------------------
 
