@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from a2a_progress.consumer.outcomes import state_label
 from a2a_progress.consumer.tool_calls import CallRecord, elapsed
@@ -112,23 +113,15 @@ class TurnOutcome:
 Update = ProgressUpdate | TurnOutcome
 """What `follow` and ``ProgressAssembler.feed`` yield."""
 
-# The slot writers of ProgressUpdate, in field order (unpacking fails at import if a field is
-# added). The frozen dataclass __init__ pays an object.__setattr__ per field, over half the cost
-# of building an update; the assembler builds one per envelope, so it writes them directly.
-(
-    _set_task_id,
-    _set_context_id,
-    _set_envelope,
-    _set_fallback,
-    _set_degraded,
-    _set_rejected,
-    _set_late,
-    _set_call,
-    _set_opened,
-    _set_closed,
-    _set_replayed,
-    _set_dialect,
-) = (getattr(ProgressUpdate, name).__set__ for name in ProgressUpdate.__slots__)
+
+class _Writable:
+    """`ProgressUpdate`'s slots without its frozen ``__setattr__``: an accepted update is built
+    as one of these and then becomes a `ProgressUpdate` (``__class__`` assignment, allowed
+    between classes of the same slots). The frozen dataclass's ``__init__`` pays an
+    ``object.__setattr__`` call per field; a plain slot store is a fraction of that, and the
+    assembler builds one update per envelope."""
+
+    __slots__ = ProgressUpdate.__slots__
 
 
 def accepted_update(  # noqa: PLR0917 - once per envelope: positional is cheaper
@@ -144,17 +137,22 @@ def accepted_update(  # noqa: PLR0917 - once per envelope: positional is cheaper
     dialect: str | None,
 ) -> ProgressUpdate:
     """``ProgressUpdate(...)`` of an accepted (not degraded) envelope, faster."""
-    update = object.__new__(ProgressUpdate)
-    _set_task_id(update, task_id)
-    _set_context_id(update, context_id)
-    _set_envelope(update, envelope)
-    _set_fallback(update, fallback)
-    _set_degraded(update, False)
-    _set_rejected(update, None)
-    _set_late(update, late)
-    _set_call(update, call)
-    _set_opened(update, opened)
-    _set_closed(update, closed)
-    _set_replayed(update, replayed)
-    _set_dialect(update, dialect)
-    return update
+    update: Any = _new(_Writable)
+    update.task_id = task_id
+    update.context_id = context_id
+    update.envelope = envelope
+    update.fallback = fallback
+    update.degraded = False
+    update.rejected = None
+    update.late = late
+    update.call = call
+    update.opened = opened
+    update.closed = closed
+    update.replayed = replayed
+    update.dialect = dialect
+    update.__class__ = ProgressUpdate
+    built: ProgressUpdate = update
+    return built
+
+
+_new = object.__new__
