@@ -69,3 +69,19 @@ def test_an_accepted_update_stays_frozen_and_behaves_as_a_dataclass() -> None:
     assert moved.late
     assert moved.envelope is update.envelope
     assert repr(update).startswith("ProgressUpdate(task_id='t1', context_id='ctx', envelope=")
+
+
+def test_a_calls_last_seq_is_the_highest_seen_whatever_the_arrival_order() -> None:
+    assembler = ProgressAssembler()
+    fed = [
+        working(call(1, "c1")),
+        working(think(8, key="c1")),
+        working(think(3, key="c1")),  # late body: below 8
+        working(call(6, "c1", Status.DONE)),  # the end, also below 8
+    ]
+    updates = [update for event in fed for update in assembler.feed(event)]
+    record = updates[0].call  # type: ignore[union-attr]
+    assert record is not None
+    assert (record.first_seq, record.last_seq) == (1, 8)
+    assert record.end_reason is EndReason.DONE
+    assert updates[3].closed == (record,)  # type: ignore[union-attr]

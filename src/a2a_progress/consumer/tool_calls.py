@@ -173,7 +173,8 @@ class ToolCalls:
         seq = envelope.seq
         if envelope.kind is not _TOOL_CALL:
             if call is not None and call.end_reason is None:
-                call.last_seq = max(call.last_seq, seq)
+                if seq > call.last_seq:  # noqa: PLR1730 - max() parses its arguments per call
+                    call.last_seq = seq
                 return call, False, ()
             return None, False, ()
         if call is not None and call.end_reason is None:
@@ -201,7 +202,8 @@ class ToolCalls:
         seq, kind = envelope.seq, envelope.kind
         reason = _DONE if envelope.status is _STATUS_DONE else _ABORTED
         if call is not None and call.end_reason is None and seq >= call.first_seq:
-            call.last_seq = max(call.last_seq, seq)
+            if seq > call.last_seq:  # noqa: PLR1730 - as above: once per envelope
+                call.last_seq = seq
             call._end(reason, at)
             return call, False, (call,)
         if call is not None and seq <= call.last_seq:
