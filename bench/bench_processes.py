@@ -5,8 +5,8 @@ cycle the bridge spends. What a user waits for is the wall clock of a turn with 
 own process (on this machine, two cores). Each repetition starts the callee
 (callee_process.py) in a fresh process, streams one turn of 375 tool calls (1,500 working
 updates) to it over JSON-RPC from this process after a one-tool warm-up turn, and stops it.
-Four arms, interleaved (the order reverses every repetition), median of 5 (7 until the
-full run of 2 December 2026 showed the bench at ~10 minutes of CPU):
+Four arms, interleaved (the order reverses every repetition), 7 repetitions after a warm-up
+round (5 from the full run of 2 December 2026 until the paired statistic below):
 
 - ``off``: nothing traced on either side;
 - ``ours``: :class:`A2AProgressInstrumentor` on both sides, spans and metrics over OTLP/HTTP to
@@ -17,20 +17,39 @@ full run of 2 December 2026 showed the bench at ~10 minutes of CPU):
 
 ``e2e_processes`` is the median wall clock of ``ours`` against ``off`` (target: the floor's
 ratio + 0.03). ``e2e_processes_vs_a2a_sdk`` is issue 21's acceptance check as it is worded:
-what ours adds to the turn's wall clock over what a2a-sdk's own tracing adds,
-``(ours - off) / (sdk - off)`` of the medians (target 0.15); the same ratio of both processes'
-CPU time (user + system), the steadier figure on a shared machine, is recorded beside it
-(``cpu_added_vs_a2a_sdk``). As in bench_sdk_tracing.py, run.py imports a2a with a2a-sdk's
-tracing on for this worker, and the ``off`` and ``ours`` arms swap its tracer for a no-op.
+what ours adds to the turn's wall clock over what a2a-sdk's own tracing adds (target 0.15); the
+same ratio of both processes' CPU time (user + system) is recorded beside it
+(``cpu_added_vs_a2a_sdk``), and each process's CPU apart (``cpu_split``: the event loop's
+thread, where the agent, server or client and the instrumentor run, and the other threads,
+where spans and metrics are exported), so that where an arm's cost lies can be read again.
+
+What an arm adds is **paired by repetition**: the median over repetitions of (the arm's sample
+- ``off``'s sample of the same repetition), not the difference of the two medians. The four
+arms of a repetition run back to back (~15 s); the machine's speed drifts over minutes with the
+other tenants' load, and the same arm's CPU time moved by ±20% between repetitions of one
+quiet run, which the difference of medians passed straight into a ratio of two small
+differences (a2a-sdk's added CPU read 1,296 and 642 µs per update in two quiet runs). The
+paired difference cancels what the repetition's arms share; the median of the differences,
+not their mean, keeps one disturbed arm from moving the figure. On 8 repetitions at a load of
+8-11, the CPU ratio of any 5 of them spread by a standard deviation of 0.12 paired against 0.35
+as differences of medians (profile_processes.py --json; bench/README.md has the figures). It
+favours no arm: every traced arm is paired with the same ``off`` samples, and the ratio is of
+medians of ``ours - off`` and ``sdk - off`` alike. As in bench_sdk_tracing.py, run.py imports
+a2a with a2a-sdk's tracing on for this worker, and the ``off`` and ``ours`` arms swap its
+tracer for a no-op.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from a2a.types import AgentCard
@@ -43,8 +62,9 @@ from a2a_progress.serving import create_client
 from agent import UPDATES_PER_TOOL, TurnResult, TurnRunner, run_turn, tracer_provider
 from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint
 from bench_sdk_tracing import sdk_tracing
-from benchlib import BENCH_DIR, Figure, interleave_arms, ratio_figure
+from benchlib import BENCH_DIR, Figure, cpu_by_thread, interleave_arms, ratio_figure
 from floor import floor_turn
+from probe import PROBE_ENV, Probe, valgrind_prefix
 
 TOOLS_PER_TURN = 375
 
@@ -53,8 +73,11 @@ class _Callee:
     """The callee process of one repetition."""
 
     def __init__(self, arm: str) -> None:
+        command = [sys.executable, str(BENCH_DIR / "callee_process.py"), arm]
+        if os.environ.get(PROBE_ENV) == "callgrind":
+            command = valgrind_prefix(Path(os.environ["BENCH_PROBE_DIR"]), arm) + command
         self.process = subprocess.Popen(
-            [sys.executable, str(BENCH_DIR / "callee_process.py"), arm],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -65,10 +88,15 @@ class _Callee:
         self._stdin, self._stdout = self.process.stdin, self.process.stdout
         self.card = json_format.Parse(self._stdout.readline(), AgentCard())
 
-    def cpu(self) -> float:
-        self._stdin.write("cpu\n")
+    def ask(self, command: str) -> str:
+        """Send one command line (callee_process.py's protocol); its one-line answer."""
+        self._stdin.write(command + "\n")
         self._stdin.flush()
-        return float(self._stdout.readline())
+        return self._stdout.readline()
+
+    def cpu(self) -> CpuReading:
+        reading = json.loads(self.ask("cpu"))
+        return CpuReading(reading["process"], reading["threads"])
 
     def stop(self) -> None:
         self._stdin.close()
@@ -76,69 +104,125 @@ class _Callee:
             raise RuntimeError(f"the callee process exited with {self.process.returncode}")
 
 
+@dataclass
+class CpuReading:
+    """A process's CPU seconds so far: all of it, and by live thread (benchlib.cpu_by_thread)."""
+
+    process: float
+    threads: dict[str, float]
+
+    @classmethod
+    def here(cls) -> CpuReading:
+        return cls(time.process_time(), cpu_by_thread())
+
+    def since(self, start: CpuReading) -> dict[str, float]:
+        """CPU seconds from ``start`` to this reading: ``process``, ``main`` (the event loop's
+        thread: the agent, the server or client, the instrumentor) and ``threads`` (the rest:
+        span and metric export, the executor threads)."""
+        main = self.threads["MainThread"] - start.threads["MainThread"]
+        total = self.process - start.process
+        return {"process": total, "main": main, "threads": total - main}
+
+
+@dataclass
+class Sample:
+    """One repetition of one arm: the turn's wall clock, and CPU seconds of each process."""
+
+    wall: float
+    caller: dict[str, float] = field(default_factory=dict)
+    callee: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cpu(self) -> float:
+        """Both processes' CPU seconds."""
+        return self.caller["process"] + self.callee["process"]
+
+
+ARMS = ("ours", "off", "floor", "sdk")
+
+
+class Deployed:
+    """The arms of one worker: each :meth:`sample` is one repetition (a fresh callee process,
+    one warm-up turn of one tool call, then ``turns`` turns of ``tools`` tool calls)."""
+
+    def __init__(self, turns: int = 1, tools: int = TOOLS_PER_TURN) -> None:
+        self.bench = Bench(turns=turns, tools=tools, concurrent=1)  # span checks
+        self._sdk_provider = tracer_provider(
+            "bench-a2a-sdk-caller", OTLPSpanExporter(endpoint=f"{endpoint()}/v1/traces")
+        )
+        trace.set_tracer_provider(self._sdk_provider)
+        sdk_tracing(False)
+
+    def close(self) -> None:
+        self.bench.close()
+        self._sdk_provider.shutdown()
+
+    def sample(self, name: str, probe: Path | None = None) -> Sample:
+        """One repetition of arm ``name``; with ``probe``, probe.py's probe runs in both
+        processes over the timed turns, its output labelled ``<probe>/<arm>-caller`` and
+        ``<probe>/<arm>-callee``."""
+        bench, telemetry = self.bench, None
+        turn: TurnRunner = run_turn
+        if name == "ours":
+            telemetry = Telemetry(endpoint())
+            bench.instrumentor.instrument(**telemetry.kwargs())
+        elif name == "floor":
+            telemetry = Telemetry(endpoint(), service=FLOOR_SERVICE)
+            turn = floor_caller(telemetry)
+        sdk_tracing(name == "sdk")
+        callee = _Callee(name)
+        try:
+            sample = bench.runner.run(_timed(callee, self.bench, turn, name, probe))
+        finally:
+            callee.stop()
+            sdk_tracing(False)
+            if name == "ours":
+                bench.instrumentor.uninstrument()
+            if telemetry is not None:
+                telemetry.shutdown(dead=False)
+            self._sdk_provider.force_flush()
+        if telemetry is not None:
+            bench.exported_reps[name] = bench.exported_reps.get(name, 0) + 1
+        return sample
+
+
 def run(quick: bool) -> list[Figure]:
     turns = 1  # the issue's check: one 1,500-update turn
-    bench = Bench(turns=turns, tools=TOOLS_PER_TURN, concurrent=1)  # span checks, walls
-    sdk_provider = tracer_provider(
-        "bench-a2a-sdk-caller", OTLPSpanExporter(endpoint=f"{endpoint()}/v1/traces")
-    )
-    trace.set_tracer_provider(sdk_provider)
-    sdk_tracing(False)
+    deployed = Deployed(turns)
+    bench = deployed.bench
     cpus: dict[str, list[float]] = {}
+    splits: dict[str, list[Sample]] = {}
 
     def arm(name: str) -> Callable[[], float]:
         def run_arm() -> float:
-            telemetry = None
-            turn: TurnRunner = run_turn
-            if name == "ours":
-                telemetry = Telemetry(endpoint())
-                bench.instrumentor.instrument(**telemetry.kwargs())
-            elif name == "floor":
-                telemetry = Telemetry(endpoint(), service=FLOOR_SERVICE)
-                turn = floor_caller(telemetry)
-            sdk_tracing(name == "sdk")
-            callee = _Callee(name)
-            try:
-                wall, cpu = bench.runner.run(_timed(callee, turns, turn))
-            finally:
-                callee.stop()
-                sdk_tracing(False)
-                if name == "ours":
-                    bench.instrumentor.uninstrument()
-                if telemetry is not None:
-                    telemetry.shutdown(dead=False)
-                sdk_provider.force_flush()
-            if telemetry is not None:
-                bench.exported_reps[name] = bench.exported_reps.get(name, 0) + 1
-            bench.walls.setdefault(name, []).append(wall)
-            cpus.setdefault(name, []).append(cpu)
-            return wall
+            sample = deployed.sample(name)
+            bench.walls.setdefault(name, []).append(sample.wall)
+            cpus.setdefault(name, []).append(sample.cpu)
+            splits.setdefault(name, []).append(sample)
+            return sample.wall
 
         return run_arm
 
     try:
-        samples = interleave_arms(
-            {name: arm(name) for name in ("ours", "off", "floor", "sdk")}, reps=3 if quick else 5
-        )
+        samples = interleave_arms({name: arm(name) for name in ARMS}, reps=3 if quick else 7)
     finally:
-        bench.close()
-        sdk_provider.shutdown()
+        deployed.close()
     wall = {name: statistics.median(values) for name, values in samples.items()}
     # The first repetition of each arm is interleave_arms' warm-up: not a sample.
     cpus = {name: values[1:] for name, values in cpus.items()}
+    splits = {name: values[1:] for name, values in splits.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     updates = turns * TOOLS_PER_TURN * UPDATES_PER_TOOL
-    # What each adds to the untraced turn; ours against a2a-sdk's is the deployed comparison a
-    # user makes, and the issue's acceptance check.
-    added = {name: wall[name] - wall["off"] for name in ("ours", "floor", "sdk")}
-    cpu_added = {name: cpu[name] - cpu["off"] for name in ("ours", "floor", "sdk")}
+    # What each adds to the untraced turn, paired by repetition (see the module docstring);
+    # ours against a2a-sdk's is the deployed comparison a user makes, the acceptance check.
+    added, cpu_added = paired_added(samples), paired_added(cpus)
     workload = (
         f"{turns} turn(s) of {TOOLS_PER_TURN} tool calls ({updates} working updates) per "
         "repetition over JSON-RPC streaming, the callee in a process of its own, both sides "
-        f"exporting OTLP/HTTP, medians of {len(samples['off'])} interleaved repetitions"
+        f"exporting OTLP/HTTP, {len(samples['off'])} interleaved repetitions"
     )
     measured = (
-        f"wall clock: none {wall['off']:.3f} s, ours {wall['ours']:.3f} s "
+        f"medians, wall clock: none {wall['off']:.3f} s, ours {wall['ours']:.3f} s "
         f"(x{wall['ours'] / wall['off']:.3f}), the SDK floor (floor.py) {wall['floor']:.3f} s "
         f"(x{wall['floor'] / wall['off']:.3f}), a2a-sdk's own tracing {wall['sdk']:.3f} s "
         f"(x{wall['sdk'] / wall['off']:.3f}); CPU time of both processes: none "
@@ -158,6 +242,9 @@ def run(quick: bool) -> list[Figure]:
         "wall_medians": {name: round(value, 4) for name, value in wall.items()},
         "cpu_medians": {name: round(value, 4) for name, value in cpu.items()},
         "cpu_samples": {name: [round(v, 4) for v in values] for name, values in cpus.items()},
+        "wall_added": {name: round(value, 4) for name, value in added.items()},
+        "cpu_added": {name: round(value, 4) for name, value in cpu_added.items()},
+        "cpu_split": cpu_split(splits),
     }
     processes = ratio_figure(
         "e2e_processes",
@@ -187,7 +274,8 @@ def run(quick: bool) -> list[Figure]:
         notes=(
             f"issue 21's acceptance check: {workload}; what our instrumentor (defaults: sampled, "
             "content capture off) adds to the wall clock of the turn over what a2a-sdk's own "
-            f"tracing adds, medians: {added['ours']:+.3f} s vs {added['sdk']:+.3f} s; in CPU "
+            "tracing adds, each the median over repetitions of the arm minus the untraced arm "
+            f"of the same repetition: {added['ours']:+.3f} s vs {added['sdk']:+.3f} s; in CPU "
             f"time of both processes {cpu_added['ours']:+.3f} s vs {cpu_added['sdk']:+.3f} s "
             f"({cpu_added['ours'] / cpu_added['sdk']:.3f}); {measured}"
         ),
@@ -198,6 +286,38 @@ def run(quick: bool) -> list[Figure]:
         name: [round(value, 4) for value in values] for name, values in samples.items()
     }
     return [processes, acceptance]
+
+
+def paired_added(samples: dict[str, list[float]]) -> dict[str, float]:
+    """What each arm adds to ``off``: the median over repetitions of the arm's sample minus
+    ``off``'s sample of the same repetition."""
+    base = samples["off"]
+    return {
+        name: statistics.median(a - b for a, b in zip(values, base, strict=True))
+        for name, values in samples.items()
+        if name != "off"
+    }
+
+
+def cpu_split(splits: dict[str, list[Sample]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Per arm and process (caller, callee), the median CPU seconds of the whole process, of
+    its event loop's thread (``main``) and of its other threads (``threads``: span and metric
+    export), and for the traced arms what each adds to ``off`` (``added_*``, paired by
+    repetition as :func:`paired_added`)."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for process in ("caller", "callee"):
+        for key in ("process", "main", "threads"):
+            series = {
+                name: [getattr(sample, process)[key] for sample in taken]
+                for name, taken in splits.items()
+            }
+            for name, values in series.items():
+                found.setdefault(name, {}).setdefault(process, {})[key] = round(
+                    statistics.median(values), 4
+                )
+            for name, value in paired_added(series).items():
+                found[name][process][f"added_{key}"] = round(value, 4)
+    return found
 
 
 def floor_caller(telemetry: Telemetry) -> TurnRunner:
@@ -211,17 +331,27 @@ def floor_caller(telemetry: Telemetry) -> TurnRunner:
     return turn
 
 
-async def _timed(callee: _Callee, turns: int, turn: TurnRunner) -> tuple[float, float]:
-    """Wall and CPU (both processes) seconds of ``turns`` turns, after a one-tool warm-up."""
+async def _timed(
+    callee: _Callee, bench: Bench, turn: TurnRunner, name: str, probe: Path | None
+) -> Sample:
+    """Wall and CPU (per process and thread) of ``bench``'s turns, after a one-tool warm-up."""
     client: Any = create_client(callee.card)
+    here = Probe()
     try:
         await turn(client, 1)  # connections set up, outside the clock
-        callee_cpu, cpu, wall = callee.cpu(), time.process_time(), time.perf_counter()
-        for _ in range(turns):
-            result = await turn(client, TOOLS_PER_TURN)
+        if probe is not None:
+            callee.ask("probe start")
+            here.start()
+        callee_cpu, cpu, wall = callee.cpu(), CpuReading.here(), time.perf_counter()
+        for _ in range(bench.turns):
+            result = await turn(client, bench.tools)
             if not result.completed:
                 raise AssertionError(f"turn did not complete: {result}")
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        return wall, cpu + callee.cpu() - callee_cpu
+        wall = time.perf_counter() - wall
+        sample = Sample(wall, CpuReading.here().since(cpu), callee.cpu().since(callee_cpu))
+        if probe is not None:
+            here.stop(probe / f"{name}-caller")
+            callee.ask(f"probe stop {probe / f'{name}-callee'}")
+        return sample
     finally:
         await client.close()

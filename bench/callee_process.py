@@ -5,16 +5,20 @@ Usage: ``python callee_process.py ARM`` with ARM ``off`` (nothing traced), ``our
 of floor.py, exported the same way) or ``sdk`` (a2a-sdk's own tracing, spans over OTLP/HTTP),
 exporting to ``BENCH_OTLP_ENDPOINT``. It serves the benchmark
 agent over JSON-RPC on 127.0.0.1, prints its agent card (JSON) on one line, then answers each
-``cpu`` line on stdin with its process CPU seconds; at the end of stdin it stops serving,
-flushes its telemetry and exits.
+``cpu`` line on stdin with one JSON line: its process CPU seconds (``process``) and those of
+each live thread by name (``threads``, benchlib.cpu_by_thread). ``probe start`` and
+``probe stop PATH`` start and stop probe.py's probe (profile_processes.py), each answered
+``ok``. At the end of stdin it stops serving, flushes its telemetry and exits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
+from pathlib import Path
 
 ARMS = ("off", "ours", "floor", "sdk")
 
@@ -40,7 +44,9 @@ async def _serve(arm: str) -> None:
     from a2a_progress.otel.metrics import BridgeMetrics
     from a2a_progress.serving import serve_agent
     from agent import ScriptedAgent, tracer_provider
+    from benchlib import cpu_by_thread
     from floor import FloorObserver
+    from probe import Probe
 
     endpoint = os.environ["BENCH_OTLP_ENDPOINT"]
     providers: list[object] = []
@@ -75,9 +81,18 @@ async def _serve(arm: str) -> None:
     async with serve_agent(agent, grpc_port=None) as served:
         card = json_format.MessageToJson(served.card_for("jsonrpc"), indent=None)
         print(card, flush=True)
+        probe = Probe()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
-            if line.strip() == "cpu":
-                print(time.process_time(), flush=True)
+            command = line.split()
+            if command == ["cpu"]:
+                cpu = {"process": time.process_time(), "threads": cpu_by_thread()}
+                print(json.dumps(cpu), flush=True)
+            elif command == ["probe", "start"]:
+                probe.start()
+                print("ok", flush=True)
+            elif command[:2] == ["probe", "stop"]:
+                probe.stop(Path(command[2]))
+                print("ok", flush=True)
     for provider in providers:
         provider.shutdown()  # type: ignore[attr-defined]
 

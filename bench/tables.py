@@ -269,13 +269,24 @@ def _deployed(result: dict[str, Any]) -> str:
         ("**a2a-progress** (defaults: sampled, content off)", "ours"),
         ("a2a-sdk's own tracing", "sdk"),
     )
-    sdk_wall, sdk_cpu = wall["sdk"] - wall["off"], cpu["sdk"] - cpu["off"]
+    # What each arm adds: paired by repetition when the run recorded it (bench_processes.py),
+    # else the difference of the medians (runs before December 2026).
+    wall_added = result.get("wall_added") or {arm: wall[arm] - wall["off"] for arm in wall}
+    cpu_added = result.get("cpu_added") or {arm: cpu[arm] - cpu["off"] for arm in cpu}
+    split = result.get("cpu_split", {})
+    sdk_wall, sdk_cpu = wall_added["sdk"], cpu_added["sdk"]
     for label, arm in labels:
-        added_wall, added_cpu = wall[arm] - wall["off"], cpu[arm] - cpu["off"]
+        added_wall, added_cpu = wall_added[arm], cpu_added[arm]
+        per_process = ""
+        if arm in split:
+            caller, callee = (split[arm][side]["added_process"] for side in ("caller", "callee"))
+            per_process = (
+                f" (caller {caller / updates * 1e6:+,.0f}, callee {callee / updates * 1e6:+,.0f})"
+            )
         rows.append(
             f"| {label} | {_TIMES}{wall[arm] / wall['off']:.2f} "
-            f"| {_TIMES}{cpu[arm] / cpu['off']:.2f} | {added_cpu / updates * 1e6:+,.0f} µs "
-            f"| {added_wall / sdk_wall:.2f} / {added_cpu / sdk_cpu:.2f} |"
+            f"| {_TIMES}{cpu[arm] / cpu['off']:.2f} | {added_cpu / updates * 1e6:+,.0f} µs"
+            f"{per_process} | {added_wall / sdk_wall:.2f} / {added_cpu / sdk_cpu:.2f} |"
         )
     return "\n".join(rows) + "\n"
 

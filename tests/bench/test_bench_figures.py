@@ -91,3 +91,44 @@ def test_the_deployed_table_gives_shares_of_what_a2a_sdk_adds() -> None:
     times = tables._TIMES
     assert ours.endswith(f"| {times}1.10 | {times}1.15 | +200 µs | 0.10 / 0.15 |")
     assert "load average of 0.4-0.5" in table
+
+
+def test_what_an_arm_adds_is_paired_by_repetition() -> None:
+    import bench_processes
+
+    # Off drifts from 2 s to 4 s between repetitions; ours adds 0.5, 0.1, 0.2 in its own.
+    samples = {"off": [2.0, 3.0, 4.0], "ours": [2.5, 3.1, 4.2], "sdk": [3.0, 4.5, 5.0]}
+    added = bench_processes.paired_added(samples)
+    assert added == pytest.approx({"ours": 0.2, "sdk": 1.0})  # medians of the differences
+    split = bench_processes.cpu_split(
+        {
+            arm: [
+                bench_processes.Sample(
+                    wall=1.0,
+                    caller={"process": 1.0, "main": 0.9, "threads": 0.1},
+                    callee={"process": value, "main": value - 0.2, "threads": 0.2},
+                )
+                for value in values
+            ]
+            for arm, values in samples.items()
+        }
+    )
+    assert split["ours"]["callee"]["added_process"] == pytest.approx(0.2)
+    assert split["ours"]["caller"]["added_process"] == pytest.approx(0.0)
+    assert split["off"]["callee"] == {"process": 3.0, "main": 2.8, "threads": 0.2}
+
+
+def test_the_deployed_table_uses_the_paired_figures_when_recorded() -> None:
+    result = {
+        "updates": 1000,
+        "wall_medians": {"off": 1.0, "ours": 1.3, "floor": 1.05, "sdk": 2.0},
+        "cpu_medians": {"off": 2.0, "ours": 2.9, "floor": 2.2, "sdk": 4.0},
+        "wall_added": {"ours": 0.1, "floor": 0.05, "sdk": 1.0},
+        "cpu_added": {"ours": 0.2, "floor": 0.1, "sdk": 2.0},
+        "cpu_split": {
+            arm: {"caller": {"added_process": 0.05}, "callee": {"added_process": 0.15}}
+            for arm in ("ours", "floor", "sdk")
+        },
+    }
+    ours = next(line for line in tables._deployed(result).splitlines() if "a2a-progress" in line)
+    assert ours.endswith("| +200 µs (caller +50, callee +150) | 0.10 / 0.10 |")
