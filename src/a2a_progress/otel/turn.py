@@ -192,9 +192,10 @@ class TurnTelemetry:
                 updates = self._working(*working, *handed)
             elif handed is None and (read := working_envelope(event)) is not None:
                 # Most events: a WORKING update whose one Part carries an envelope. The rules
-                # need no more of it; its Part is read again only if it opens a tool call.
-                task_id, context_id, at, envelope, self._part = read
-                updates = self._working(task_id, context_id, at, envelope, "")
+                # need no more of it (no time: the bridge times tool calls with its own clock);
+                # its Part is read again only if it opens a tool call.
+                task_id, context_id, envelope, self._part = read
+                updates = self._working(task_id, context_id, None, envelope, "")
             else:
                 self._part = None
                 view = self._view = view_event(event)
@@ -346,8 +347,9 @@ class TurnTelemetry:
             self._open_tool(call)
         if kind is not _TOOL_CALL and self._recording:
             attributes: dict[str, Any] = {}
-            if _int64(envelope.seq):
-                attributes[conv.SEQ] = envelope.seq
+            seq = envelope.seq
+            if _INT64_MIN <= seq <= _INT64_MAX:  # _int64(), inlined: once per recorded update
+                attributes[conv.SEQ] = seq
             stream_key = envelope.stream_key
             if stream_key is not None:
                 attributes[conv.STREAM_KEY] = self._name(stream_key)

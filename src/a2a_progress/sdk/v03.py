@@ -248,10 +248,11 @@ def view_event(event: A2AEvent) -> EventView:
     return EMPTY_EVENT
 
 
-def working_envelope(event: object) -> tuple[str, str, float | None, Envelope, Part] | None:
-    """``(task_id, context_id, time, envelope, part)`` of a WORKING status update (as a client
-    or an executor has it) whose message is one Part carrying a usable envelope; else None
-    (`view_event` reads it): what the consumer rules need of most events, with no view built."""
+def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
+    """``(task_id, context_id, envelope, part)`` of a WORKING status update (as a client or an
+    executor has it) whose message is one Part carrying a usable envelope; else None
+    (`view_event` reads it): what the consumer rules need of most events when nobody reads the
+    agent's times, with no view built and no timestamp parsed."""
     event = _unwrap(event)
     if type(event) is not TaskStatusUpdateEvent:
         return None
@@ -266,7 +267,7 @@ def working_envelope(event: object) -> tuple[str, str, float | None, Envelope, P
     envelope = decode(metadata[TFRS_KEY])
     if type(envelope) is not Envelope:
         return None  # view_event reads it again, for its exact reason
-    return event.task_id, event.context_id, _time(status), envelope, part
+    return event.task_id, event.context_id, envelope, part
 
 
 def part_string(part: Part, key: str) -> str | None:

@@ -305,12 +305,14 @@ def view_event(event: A2AEvent) -> EventView:
     )
 
 
-def working_envelope(event: object) -> tuple[str, str, float | None, Envelope, Part] | None:
-    """``(task_id, context_id, time, envelope, part)`` of a WORKING status update, wrapped or
-    bare, whose message is one Part carrying a usable envelope; else None (`view_event` reads
-    it). Most events of a stream are such an update, and what the consumer rules need of one
-    is this much: no view is built (a caller's bridge reads the Part's other metadata only for
-    the update that opens a tool call, see `part_string`)."""
+def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
+    """``(task_id, context_id, envelope, part)`` of a WORKING status update, wrapped or bare,
+    whose message is one Part carrying a usable envelope; else None (`view_event` reads it).
+
+    Most events of a stream are such an update, and this is what the consumer rules need of
+    one when nobody reads the agent's times (the OpenTelemetry bridge times tool calls with its
+    own clock): no view is built, no timestamp read (a caller's bridge reads the Part's other
+    metadata only for the update that opens a tool call, see `part_string`)."""
     if type(event) is StreamResponse:
         event = event.status_update  # unset: an empty one, whose state is not WORKING
     elif type(event) is not TaskStatusUpdateEvent:
@@ -329,10 +331,7 @@ def working_envelope(event: object) -> tuple[str, str, float | None, Envelope, P
     envelope = decode(value.string_value)
     if type(envelope) is not Envelope:
         return None
-    stamp = status.timestamp  # _time(), inlined
-    seconds: int = stamp.seconds
-    at = seconds + stamp.nanos / 1e9 if seconds or status.HasField("timestamp") else None
-    return event.task_id, event.context_id, at, envelope, part
+    return event.task_id, event.context_id, envelope, part
 
 
 def part_string(part: Part, key: str) -> str | None:
