@@ -384,7 +384,6 @@ class TurnTelemetry:
     # -- tool spans ----------------------------------------------------------------------------
 
     def _open_tool(self, call: CallRecord) -> None:
-        tool = self._name(call.tool) if call.tool else "unknown"
         # The callee announced its own span of this call: this one mirrors it (see announce.py).
         callee_span: SpanContext | None = None
         if self._callee:
@@ -394,11 +393,13 @@ class TurnTelemetry:
         elif self._view is not None:
             callee_span = announced(self._view.message)
         counted = callee_span is None
+        tool = self._name(call.tool) if call.tool else "unknown"
         if self._unsampled_tool is not None:
-            # Only the duration metric needs the call, and the callee's announcement (so the
-            # caller does not count it again). Nothing is made current: the turn's span, current
-            # already, carries the same unsampled context.
-            self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2, counted=counted)
+            # Only the duration metric needs the call, and only on the side that counts it (a
+            # caller's mirror of an announced call is not counted: it keeps nothing). Nothing is
+            # made current: the turn's span, current already, carries the same unsampled context.
+            if counted:
+                self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2)
             if self._callee:
                 self.announcement = self._unsampled_tool.get_span_context()
             return
