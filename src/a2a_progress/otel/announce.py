@@ -22,25 +22,36 @@ from a2a_progress.sdk.views import MessageView
 
 _TRACEPARENT: Final = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
 
-# The context announced last and its traceparent (None: invalid, nothing to announce). An
-# unsampled turn's tool calls share its one context, announced for each of them.
-_last: tuple[SpanContext | None, str | None] = (None, None)
-
 
 def traceparent(context: SpanContext) -> str:
     """The W3C ``traceparent`` of ``context``."""
-    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+    # %-formatting: ~25% fewer instructions than the f-string's format specs (once per tool).
+    ids = (context.trace_id, context.span_id, context.trace_flags)
+    return "00-%032x-%016x-%02x" % ids  # noqa: UP031
 
 
-def announce(event: Any, context: SpanContext) -> None:
-    """Put ``context`` beside the envelope of the status update ``event`` that opened the span."""
-    global _last  # noqa: PLW0603 - one tuple, replaced whole: safe between threads
-    last, value = _last
-    if context is not last:
-        value = traceparent(context) if context.is_valid else None
-        _last = (context, value)
-    if value is not None:
-        annotate_envelope_part(event, WIRE_TOOL_SPAN, value)
+class Announcer:
+    """Announces each tool span a turn's update opens, in that update.
+
+    It remembers the context it announced last and its ``traceparent``: an unsampled turn's tool
+    calls share the turn's one context, written out once. One per observed queue, so the memo
+    lives and ends with the turn it serves.
+    """
+
+    __slots__ = ("_context", "_value")
+
+    def __init__(self) -> None:
+        self._context: SpanContext | None = None
+        self._value: str | None = None  # None: the context is invalid, nothing to announce
+
+    def announce(self, event: Any, context: SpanContext) -> None:
+        """Put ``context`` beside the envelope of the status update ``event`` that opened its
+        span."""
+        if context is not self._context:
+            self._context = context
+            self._value = traceparent(context) if context.is_valid else None
+        if self._value is not None:
+            annotate_envelope_part(event, WIRE_TOOL_SPAN, self._value)
 
 
 def announced(message: MessageView | None) -> SpanContext | None:

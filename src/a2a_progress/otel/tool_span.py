@@ -48,22 +48,26 @@ class EventBuffer:
 
 
 class ToolSpan:
-    """One tool call's ``execute_tool`` span; ``is_open`` until the bridge ends it.
+    """One tool call's ``execute_tool`` span (its events' buffer); ``is_open`` until the bridge
+    ends it.
 
     ``counted``: this span is the call's execution in GenAI views (``gen_ai.operation.name``,
     the duration metric); False for a caller's mirror of a span the callee announced.
-    ``result`` collects the tool stream's texts for ``gen_ai.tool.call.result`` (opt-in).
+    ``result`` collects up to ``parts`` texts of the tool's stream for
+    ``gen_ai.tool.call.result``, joined and bounded as it ends (opt-in content; None without).
     """
 
     __slots__ = ("counted", "events", "first_seq", "is_open", "name", "result", "started")
 
-    def __init__(self, span: Span, name: str, cap: int, *, counted: bool = True) -> None:
-        self.events = EventBuffer(span, cap)
+    def __init__(
+        self, events: EventBuffer, name: str, *, counted: bool = True, parts: int = 0
+    ) -> None:
+        self.events = events
         self.name = name
         self.started = time.monotonic()
         self.is_open = True
         self.counted = counted
-        self.result = Collected(cap, HARD_LIMIT_BYTES)  # joined and bounded as it ends
+        self.result = Collected(parts, HARD_LIMIT_BYTES) if parts else None
         # The seq.first attribute the span started with (None: none), so that the end sets it
         # again only when a late start has changed it.
         self.first_seq: int | None = None

@@ -153,7 +153,7 @@ class TurnTelemetry:
         self._failure: str | None = None  # why a FAILED / REJECTED status said it failed
         self._ended = False
         self._unsampled_tool = (
-            None if self._recording else NonRecordingSpan(span.get_span_context())
+            None if self._recording else EventBuffer(NonRecordingSpan(span.get_span_context()), 2)
         )
         # The callee's texts may come from this process's own emitter (see _content()).
         self._callee = observer == conv.OBSERVER_CALLEE
@@ -189,7 +189,7 @@ class TurnTelemetry:
             handed = handed_envelope() if self._callee else None
             if handed is not None and (working := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
-                updates = self._working(*working, *handed)
+                updates = self._working(*working, None, *handed)
             elif handed is None and (read := working_envelope(event)) is not None:
                 # Most events: a WORKING update whose one Part carries an envelope. The rules
                 # need no more of it (no time: the bridge times tool calls with its own clock);
@@ -375,7 +375,7 @@ class TurnTelemetry:
         if self._capture_content:
             content = self._text.put(attributes, text, stream)
             if tool is not None:
-                if kind is _TEXT or kind is _OUTPUT_APPEND:
+                if tool.result is not None and (kind is _TEXT or kind is _OUTPUT_APPEND):
                     tool.result.add(PART_TEXT, content)
             elif kind in _OUTPUT_PARTS:
                 self._text.output.add(_OUTPUT_PARTS[kind], content)
@@ -398,10 +398,11 @@ class TurnTelemetry:
             # Only the duration metric needs the call, and only on the side that counts it (a
             # caller's mirror of an announced call is not counted: it keeps nothing). Nothing is
             # made current: the turn's span, current already, carries the same unsampled context.
+            # Its calls share one (empty) buffer.
             if counted:
-                self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool, 2)
+                self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool)
             if self._callee:
-                self.announcement = self._unsampled_tool.get_span_context()
+                self.announcement = self._unsampled_tool.span.get_span_context()
             return
         attributes: dict[str, Any] = {}
         if counted:
@@ -437,7 +438,10 @@ class TurnTelemetry:
                 self._bridge.pending_export.nudge(self._observer)
         if self._callee:
             self.announcement = span.get_span_context()
-        opened = ToolSpan(span, tool, self._config.max_events_per_span, counted=counted)
+        cap = self._config.max_events_per_span
+        opened = ToolSpan(
+            EventBuffer(span, cap), tool, counted=counted, parts=cap if self._capture_content else 0
+        )
         opened.first_seq = call.first_seq
         self._tools[id(call)] = opened
         if self._opened is None:
@@ -492,7 +496,7 @@ class TurnTelemetry:
         attributes[conv.END_REASON] = reason
         if error:
             attributes[conv.ERROR_TYPE] = reason
-        if self._capture_content:
+        if tool.result is not None:
             result = tool_call_result(tool.result, self._config.content_max_length)
             if result is not None:
                 attributes[conv.GEN_AI_TOOL_CALL_RESULT] = result

@@ -277,10 +277,10 @@ def part_string(part: Part, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def working_update(event: object) -> tuple[str, str, float | None] | None:
-    """``(task_id, context_id, time)`` of a bare WORKING status update, else None."""
+def working_update(event: object) -> tuple[str, str] | None:
+    """``(task_id, context_id)`` of a bare WORKING status update, else None."""
     if type(event) is TaskStatusUpdateEvent and event.status.state is SdkTaskState.working:
-        return event.task_id, event.context_id, _time(event.status)
+        return event.task_id, event.context_id
     return None
 
 

@@ -343,12 +343,10 @@ def part_string(part: Part, key: str) -> str | None:
     return text
 
 
-def working_update(event: object) -> tuple[str, str, float | None] | None:
-    """``(task_id, context_id, time)`` of a bare WORKING status update, else None."""
-    if type(event) is TaskStatusUpdateEvent:
-        status = event.status
-        if status.state == _WORKING:
-            return event.task_id, event.context_id, _time(status)
+def working_update(event: object) -> tuple[str, str] | None:
+    """``(task_id, context_id)`` of a bare WORKING status update, else None."""
+    if type(event) is TaskStatusUpdateEvent and event.status.state == _WORKING:
+        return event.task_id, event.context_id
     return None
 
 
@@ -445,12 +443,14 @@ def with_extensions(context: ClientCallContext | None, uris: list[str]) -> Clien
 def annotate_envelope_part(event: object, key: str, value: str) -> bool:
     """Set ``metadata[key]`` beside the envelope of a status update's first envelope Part (the
     event goes on changed); False when it has none."""
-    if not isinstance(event, TaskStatusUpdateEvent) or not event.status.HasField("message"):
+    if not isinstance(event, TaskStatusUpdateEvent):
         return False
     # The Struct's map is used directly: `key in struct` and `struct[key] = ...` are
     # Python-level protobuf helpers, several times the cost (this runs for every tool call).
+    # No HasField(): an unset message or metadata reads as an empty default, left unset.
     for part in event.status.message.parts:
-        if part.HasField("metadata") and TFRS_KEY in part.metadata.fields:
-            part.metadata.fields[key].string_value = value
+        fields = part.metadata.fields
+        if TFRS_KEY in fields:
+            fields[key].string_value = value
             return True
     return False
