@@ -62,7 +62,7 @@ from a2a_progress.serving import create_client
 from agent import UPDATES_PER_TOOL, TurnResult, TurnRunner, run_turn, tracer_provider
 from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint
 from bench_sdk_tracing import sdk_tracing
-from benchlib import BENCH_DIR, Figure, cpu_by_thread, interleave_arms, ratio_figure
+from benchlib import BENCH_DIR, Figure, cpu_by_thread, gc_collections, interleave_arms, ratio_figure
 from floor import floor_turn
 from probe import PROBE_ENV, Probe, valgrind_prefix
 
@@ -96,7 +96,7 @@ class _Callee:
 
     def cpu(self) -> CpuReading:
         reading = json.loads(self.ask("cpu"))
-        return CpuReading(reading["process"], reading["threads"])
+        return CpuReading(reading["process"], reading["threads"], reading["collections"])
 
     def stop(self) -> None:
         self._stdin.close()
@@ -106,14 +106,16 @@ class _Callee:
 
 @dataclass
 class CpuReading:
-    """A process's CPU seconds so far: all of it, and by live thread (benchlib.cpu_by_thread)."""
+    """A process's CPU seconds so far: all of it, and by live thread (benchlib.cpu_by_thread);
+    and the garbage collector's collections so far, by generation."""
 
     process: float
     threads: dict[str, float]
+    collections: list[int]
 
     @classmethod
     def here(cls) -> CpuReading:
-        return cls(time.process_time(), cpu_by_thread())
+        return cls(time.process_time(), cpu_by_thread(), gc_collections())
 
     def since(self, start: CpuReading) -> dict[str, float]:
         """CPU seconds from ``start`` to this reading: ``process``, ``main`` (the event loop's
@@ -121,7 +123,10 @@ class CpuReading:
         span and metric export, the executor threads)."""
         main = self.threads["MainThread"] - start.threads["MainThread"]
         total = self.process - start.process
-        return {"process": total, "main": main, "threads": total - main}
+        # Full collections walk the whole heap (a2a-sdk, OpenTelemetry and their modules): an
+        # arm that allocates more sets them off more often, and pays for a heap it did not make.
+        full = self.collections[2] - start.collections[2]
+        return {"process": total, "main": main, "threads": total - main, "gc_full": full}
 
 
 @dataclass
@@ -302,11 +307,11 @@ def paired_added(samples: dict[str, list[float]]) -> dict[str, float]:
 def cpu_split(splits: dict[str, list[Sample]]) -> dict[str, dict[str, dict[str, float]]]:
     """Per arm and process (caller, callee), the median CPU seconds of the whole process, of
     its event loop's thread (``main``) and of its other threads (``threads``: span and metric
-    export), and for the traced arms what each adds to ``off`` (``added_*``, paired by
-    repetition as :func:`paired_added`)."""
+    export), and its full garbage collections (``gc_full``); for the traced arms what each
+    adds to ``off`` (``added_*``, paired by repetition as :func:`paired_added`)."""
     found: dict[str, dict[str, dict[str, float]]] = {}
     for process in ("caller", "callee"):
-        for key in ("process", "main", "threads"):
+        for key in ("process", "main", "threads", "gc_full"):
             series = {
                 name: [getattr(sample, process)[key] for sample in taken]
                 for name, taken in splits.items()

@@ -231,6 +231,11 @@ def cpu_by_thread() -> dict[str, float]:
     return found
 
 
+def gc_collections() -> list[int]:
+    """The garbage collector's collections so far, by generation (0, 1, 2)."""
+    return [generation["collections"] for generation in gc.get_stats()]
+
+
 def _status_kb(field_name: str) -> int:
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:

@@ -6,7 +6,8 @@ of floor.py, exported the same way) or ``sdk`` (a2a-sdk's own tracing, spans ove
 exporting to ``BENCH_OTLP_ENDPOINT``. It serves the benchmark
 agent over JSON-RPC on 127.0.0.1, prints its agent card (JSON) on one line, then answers each
 ``cpu`` line on stdin with one JSON line: its process CPU seconds (``process``) and those of
-each live thread by name (``threads``, benchlib.cpu_by_thread). ``probe start`` and
+each live thread by name (``threads``, benchlib.cpu_by_thread) and the garbage collector's
+collections by generation (``collections``). ``probe start`` and
 ``probe stop PATH`` start and stop probe.py's probe (profile_processes.py), each answered
 ``ok``. At the end of stdin it stops serving, flushes its telemetry and exits.
 """
@@ -44,7 +45,7 @@ async def _serve(arm: str) -> None:
     from a2a_progress.otel.metrics import BridgeMetrics
     from a2a_progress.serving import serve_agent
     from agent import ScriptedAgent, tracer_provider
-    from benchlib import cpu_by_thread
+    from benchlib import cpu_by_thread, gc_collections
     from floor import FloorObserver
     from probe import Probe
 
@@ -85,7 +86,11 @@ async def _serve(arm: str) -> None:
         while line := await loop.run_in_executor(None, sys.stdin.readline):
             command = line.split()
             if command == ["cpu"]:
-                cpu = {"process": time.process_time(), "threads": cpu_by_thread()}
+                cpu = {
+                    "process": time.process_time(),
+                    "threads": cpu_by_thread(),
+                    "collections": gc_collections(),
+                }
                 print(json.dumps(cpu), flush=True)
             elif command == ["probe", "start"]:
                 probe.start()

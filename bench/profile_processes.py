@@ -91,14 +91,16 @@ def by_package(path: Path) -> dict[str, float]:
 
 def _print_split(medians: dict[str, dict[str, dict[str, float]]], updates: int) -> None:
     print("median CPU seconds of the 1,500-update turn (µs per update in brackets)")
-    print(f"{'arm':>6} {'process':>8} {'all':>14} {'event loop':>14} {'other threads':>14}")
+    print(
+        f"{'arm':>6} {'process':>8} {'all':>14} {'event loop':>14} {'other threads':>14} full GCs"
+    )
     for arm, split in medians.items():
         for process in ("caller", "callee"):
             cells = " ".join(
                 f"{split[process][key]:6.3f} ({split[process][key] / updates * 1e6:5.0f})"
                 for key in ("process", "main", "threads")
             )
-            print(f"{arm:>6} {process:>8} {cells}")
+            print(f"{arm:>6} {process:>8} {cells} {split[process]['gc_full']:8.0f}")
     pairs = [(arm, "off") for arm in medians if arm != "off"]
     if "ours" in medians and "floor" in medians:
         pairs.append(("ours", "floor"))
@@ -247,21 +249,21 @@ def main() -> None:
     samples: dict[str, list[dict[str, float]]] = json.loads(done.stdout.strip().splitlines()[-1])
     if args.json is not None:
         args.json.write_text(json.dumps(samples, indent=1) + "\n")
-    medians = {
-        arm: {
-            process: {
-                key: statistics.median(sample[f"{process}_{key}"] for sample in taken)
-                for key in ("process", "main", "threads")
-            }
-            for process in ("caller", "callee")
-        }
-        for arm, taken in samples.items()
-    }
     from agent import UPDATES_PER_TOOL
     from bench_processes import TOOLS_PER_TURN
 
     updates = (args.tools or TOOLS_PER_TURN) * UPDATES_PER_TOOL
     if args.reps:
+        medians = {
+            arm: {
+                process: {
+                    key: statistics.median(sample[f"{process}_{key}"] for sample in taken)
+                    for key in ("process", "main", "threads", "gc_full")
+                }
+                for process in ("caller", "callee")
+            }
+            for arm, taken in samples.items()
+        }
         _print_split(medians, updates)
     if args.profile is not None:
         _print_profiles(args.profile, args.arms, updates)

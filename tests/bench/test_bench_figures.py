@@ -105,8 +105,8 @@ def test_what_an_arm_adds_is_paired_by_repetition() -> None:
             arm: [
                 bench_processes.Sample(
                     wall=1.0,
-                    caller={"process": 1.0, "main": 0.9, "threads": 0.1},
-                    callee={"process": value, "main": value - 0.2, "threads": 0.2},
+                    caller={"process": 1.0, "main": 0.9, "threads": 0.1, "gc_full": 0},
+                    callee={"process": value, "main": value - 0.2, "threads": 0.2, "gc_full": 1},
                 )
                 for value in values
             ]
@@ -115,7 +115,7 @@ def test_what_an_arm_adds_is_paired_by_repetition() -> None:
     )
     assert split["ours"]["callee"]["added_process"] == pytest.approx(0.2)
     assert split["ours"]["caller"]["added_process"] == pytest.approx(0.0)
-    assert split["off"]["callee"] == {"process": 3.0, "main": 2.8, "threads": 0.2}
+    assert split["off"]["callee"] == {"process": 3.0, "main": 2.8, "threads": 0.2, "gc_full": 1}
 
 
 def test_the_deployed_table_uses_the_paired_figures_when_recorded() -> None:
