@@ -53,6 +53,12 @@ PIECES = [
     "password=${A", "password=$(a", "password=%A", "password=your-", "password=a.b.",
     "password=a.b.c1x", "token=sk-..", "password=xxx", "`password = None", "password=a`b",
     "Authorization: Bearer <a", "Authorization: Bearer $", "Bearer YOUR_", "Bearer your-a.",
+    # a quoted value after a scheme word: opened, never closed, or escaped to the line's end
+    'Authorization: Bearer "', "Authorization: Basic 'a", 'Authorization: Token "a\\', 'bearer "',
+    "bearer 'a", 'Bearer "a b', "bearer a!", 'token=Bearer "', "api_key: Bearer 'a",
+    # names the context pass's gate reads around ("AccessKey", "x_signature", "--pw\t")
+    "AccessKey ", "primaryKey: |\n", "x_signature ", "X-Bearer ", "--adminpass\t", "--pw=",
+    "echo a |",
     "--with-token <<< ",
     "aws configure set a", "dotnet user-secrets set \"a", "gh secret set a ", "--from-literal=a",
     "curl -b a", "curl -b 'a", "curl a ", "-U a", "-U a%",

@@ -16,10 +16,11 @@ quotes, and never masks a value that is already a mask):
    ``token`` (not ``tokens``/``tokenizer``), ``credential``, ``api_key``, ``…_key`` after
    ``access``/``private``/``client``/``signing``…, ``auth`` after ``_``/``-``/a quote,
    ``sessionid`` — as a header, ``key=value``, ``key: value``, JSON, YAML, ``.env``, a CLI flag,
-   URL user info, a query parameter, an XML element; plus command lines whose password flag is
-   the tool's own (``redis-cli -a``, ``sshpass -p``, ``mysql -pPASS`` …). A name that only talks
-   *about* a credential (``token_count``, ``password_file``, ``token_url``, ``--password-stdin``)
-   is not a credential's name.
+   URL user info, a query parameter, an XML element, quoted or not, after a scheme word or not
+   (``Authorization: Bearer "…"``, ``token=Basic '…'``: a scheme word alone is no value);
+   plus command lines whose password flag is the tool's own (``redis-cli -a``, ``sshpass -p``,
+   ``mysql -pPASS`` …). A name that only talks *about* a credential (``token_count``,
+   ``password_file``, ``token_url``, ``--password-stdin``) is not a credential's name.
 2. **Context without a separator** (``context.py``): a credential's name, then blanks or a table
    rule (CLI tables); ``PASSWORD '…'`` and ``IDENTIFIED BY '…'`` (SQL); ``('DB_PASSWORD', '…')``;
    a call or auth tuple whose name holds a credential word (``setPassword("…")``,

@@ -96,6 +96,10 @@ TOKEN_SHAPES: Final[tuple[tuple[str, str], ...]] = (
 _NO_TOKEN_HERE: Final = rf"(?!{'|'.join(pattern for _, pattern in TOKEN_SHAPES)}|eyJ[\w-]{{5,}}\.)"
 
 
+# A symbol inside a bearer token (not a delimiter, nor a letter or a digit).
+_BEARER_SYMBOL: Final = r"[^\sA-Za-z0-9\"'`,;<>()\[\]{}\\]"
+
+
 # Each entry: (group name, pattern). A pattern may define a group named "<name>_keep": that
 # prefix (a header or key name and its separator) is kept, and the rest of the match masked.
 BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
@@ -197,12 +201,17 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         rf"{NAME_WORDS})[^\"]{{1,80}}+\"[ \t]+value=\"))[^\"\r\n]+",
     ),
     (
-        # A token has a digit or token punctuation, or is long: "bearer of bad news" is prose.
-        # A flag is not one: in "http --auth-type bearer -a TOKEN" the token is -a's value.
+        # A token has a digit or a symbol inside it, or is long: "bearer of bad news" and
+        # "bearer bonds." are prose. It runs to a blank or a delimiter, whatever its symbols
+        # ("Hunter2!x#9"), or is quoted ("Bearer \"…\""), its quotes kept. A flag is not one:
+        # in "http --auth-type bearer -a TOKEN" the token is -a's value.
         "bearer",
-        r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)[ \t]+)"
+        r"(?P<bearer_keep>(?<![A-Za-z0-9_])(?i:bearer)[ \t]+(?P<bearer_q>[\"'])?)"
         r"(?!--?[A-Za-z][A-Za-z-]{0,30}+(?![^\s=]))"
-        rf"(?=[A-Za-z]*[0-9\-._~+/]|[A-Za-z]{{16}}){NOT_A_SECRET}[A-Za-z0-9\-._~+/]+=*",
+        rf"(?=[A-Za-z]*+(?:[0-9]|{_BEARER_SYMBOL}[^\s\"'`,;<>()\[\]{{}}\\])|[A-Za-z]{{16}})"
+        rf"{NOT_A_SECRET}"
+        r"(?(bearer_q)(?:(?!(?P=bearer_q))[^\\\r\n]|\\[^\r\n]){1,1024}+(?=(?P=bearer_q))"
+        r"|[^\s\"'`,;<>()\[\]{}\\]+)",
     ),
     (
         "jwt",

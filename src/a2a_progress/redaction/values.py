@@ -40,6 +40,13 @@ SCHEME: Final = (
     r"|oauth|aws4-hmac-sha256)"
 )
 UNQUOTED_STOP: Final = r"\s\"',;&}"
+# A quoted value after a scheme word ("Bearer \"…\"", "Basic '…'"): its quotes hold it, blanks,
+# escapes and all, to the closing quote or the line's end. Not a quote then a blank: in
+# ``"Bearer " + token`` the quote closes a string of code.
+SCHEME_QUOTED: Final = (
+    rf"{SCHEME}[ \t]+(?:\"(?![ \t])(?:[^\"\\\r\n]|\\[^\r\n])*+\"?"
+    r"|'(?![ \t])(?:[^'\\\r\n]|\\[^\r\n])*+'?)"
+)
 
 
 def quoted_or(prefix: str, unquoted: str, guard: str = "") -> str:
@@ -98,7 +105,13 @@ PLACEHOLDER: Final = (
 VALUE_END: Final = r"(?:[\s\"',;&})\]\\`]|$)"
 # A value that starts with a mask was masked before: masking twice changes nothing.
 _MASKED: Final = rf"(?!{re.escape(MASK)})"
-NOT_A_SECRET: Final = _MASKED + rf"(?!(?:{SCHEME}[ \t]+)?(?:{PLACEHOLDER}){VALUE_END})"
+# A placeholder may be quoted after its scheme word ("Bearer \"$TOKEN\""); a scheme word alone
+# is no value: before the line's end or a delimiter, or before a quote that closes a string of
+# code ("Bearer " + token), not one that opens a value ("Bearer \"…\"").
+_SCHEME_ALONE: Final = rf"{SCHEME}[ \t]*+(?:[\"'](?![^\s,;&}})\]])|(?![\"']){VALUE_END})"
+NOT_A_SECRET: Final = _MASKED + (
+    rf"(?!(?:{SCHEME}[ \t]+)?[\"']?(?:{PLACEHOLDER}){VALUE_END})(?!{_SCHEME_ALONE})"
+)
 # Unquoted, a value is code, not a credential, when it fetches the secret ("getpass()",
 # "os.environ[…]") or names it: a dotted chain of words without digits, the first in lower case
 # ("settings.API_KEY", "config.token", "self.password"). A token has digits ("s.Q7Zp2Lk9…", an
@@ -110,16 +123,18 @@ CODE: Final = (
 # An unquoted value of a pair: one run of non-delimiters, after an optional scheme word; a
 # backtick before a delimiter closes Markdown inline code and is not part of it.
 PAIR_VALUE: Final = (
-    rf"{CODE}(?:{SCHEME}[ \t]+(?=[^{UNQUOTED_STOP}]))?"
-    rf"(?:[^{UNQUOTED_STOP}`]|`(?!{VALUE_END}))++"
+    rf"{CODE}(?:{SCHEME_QUOTED}|(?:{SCHEME}[ \t]+(?=[^{UNQUOTED_STOP}]))?"
+    rf"(?:[^{UNQUOTED_STOP}`]|`(?!{VALUE_END}))++)"
 )
 # An unquoted header value runs to the end of the line or a closing quote; a quote right after
-# "=" opens a quoted parameter (Digest's response="…") that is part of the value.
-HEADER_VALUE: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)+"
+# "=" opens a quoted parameter (Digest's response="…") that is part of the value, and so does a
+# quoted credential after the scheme word (Bearer "…", Basic '…').
+_HEADER_CHAR: Final = r"(?:[^\r\n\"'\\]|\\[^\r\n]|(?<==)\"[^\"\r\n]*+\"?)"
+HEADER_VALUE: Final = rf"(?:{SCHEME_QUOTED}{_HEADER_CHAR}*|{_HEADER_CHAR}+)"
 PAIR_SEPARATOR: Final = r"\\?[\"']?\]?[ \t]*(?:=>|:=|:|=(?!=))"
 # After "key: " (YAML, a header, prose) an unquoted value is the rest of the line, spaces
 # included ("password: correct horse battery staple"), up to a delimiter or a " #" comment;
 # after "=" it is one run (a log line's next "user=..." is not part of it).
 COLON_WORD: Final = rf"(?:[^{UNQUOTED_STOP}\]`]|`(?!{VALUE_END}))++"
-COLON_VALUE: Final = rf"{CODE}{COLON_WORD}(?:[ \t]++(?!#){COLON_WORD})*+"
+COLON_VALUE: Final = rf"{CODE}(?:{SCHEME_QUOTED}|{COLON_WORD}(?:[ \t]++(?!#){COLON_WORD})*+)"
 HEADER_SEPARATOR: Final = r"\\?[\"']?[ \t]*[:=][ \t]*"
