@@ -51,7 +51,7 @@ def test_every_member_of_a_literal_group_holds_its_gate() -> None:
 def _literals() -> list[str]:
     words = {word for _, group in prescan.TOKEN_TRIGGERS + prescan.TRIGGERS for word in group}
     words |= {word for _, group in prescan.PAIR_WORDS + prescan.COMMAND_TRIGGERS for word in group}
-    words |= {word for word, _ in prescan.HEADERS}
+    words |= {word for word, *_ in prescan.HEADERS}
     return sorted(words)
 
 

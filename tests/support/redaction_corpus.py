@@ -321,6 +321,9 @@ _ROWS_ADDED: list[tuple[str, ...]] = [
     ("yaml", "glued-key-block", "primaryKey: |\n  Hunter2!xyz9\nregion: eu", "Hunter2!xyz9", "region: eu"),
     ("cli", "pass-flag-tab", "tool --adminpass\tHunter2!x9 --verbose", "Hunter2!x9", "--verbose"),
     ("cli", "piped-into-login", "echo 'Hunter2!x9' | podman login -u bob quay.io", "Hunter2!x9", "quay.io"),
+    ("header", "name-value-pair-basic", "res.setHeader('Authorization', 'Basic YWxpY2U6czNjcjN0LXBhc3M=')", "YWxpY2U6czNjcjN0LXBhc3M=", "res.setHeader('Authorization', '"),
+    ("header", "metadata-tuple-token", f'metadata = [("authorization", "Token {TOKEN}"), ("x-trace", "1")]', TOKEN, '("x-trace", "1")'),
+    ("header", "proxy-pair-bytes", f"conn.putheader('Proxy-Authorization', b'Basic {B64}')", B64),
 ]  # fmt: skip
 
 _CORPUS_BASE: list[Case] = [
@@ -486,4 +489,9 @@ FALSE_POSITIVES_ADDED: list[str] = [
     "Treasury bearer bonds.",
     "a \"Bearer\" token, then 'Bearer' again",
     "AccessKey    (not set)",
+    'token = request.headers.get("Authorization", "").removeprefix("Bearer ")',
+    'auth = headers.get("Authorization", None) or headers.get("Proxy-Authorization", default)',
+    '("Authorization", f"Basic {creds}")',
+    'conn.setRequestProperty("Authorization", "Basic "+encoded);',
+    "xhr.setRequestHeader('Authorization', 'Bearer '.concat(token))",
 ]

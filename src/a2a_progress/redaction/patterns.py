@@ -117,9 +117,12 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "auth_header",
-        # No look-behind: "proxyAuthorization:" and "…key1Authorization:" are headers too.
+        # No look-behind: "proxyAuthorization:" and "…key1Authorization:" are headers too. The
+        # header may be a (name, value) pair of quoted strings: setHeader("Authorization",
+        # "Basic …"), gRPC metadata tuples.
         r"(?P<auth_header_keep>(?i:(?:proxy-)?authorization)"
-        rf"(?>{HEADER_SEPARATOR}{opening_quote('ah')}))"
+        r"(?>(?:\\?[\"'][ \t]*,[ \t]*(?=[fFrRbBuU]{0,2}\\?[\"'])|" + HEADER_SEPARATOR + ")"
+        + opening_quote("ah") + "))"
         + quoted_or("ah", HEADER_VALUE, NOT_A_SECRET),
     ),
     (

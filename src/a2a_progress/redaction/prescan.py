@@ -51,9 +51,10 @@ TRIGGERS: Final = (
     (":", ("://",)),
 )  # fmt: skip
 # And the headers' names, which need more than their literal: "authorization" a ":" or "="
-# after it (auth_header), "cookie" an "=" in its value (cookie_header) or a "-" before it
-# (cli_flag's "--cookie"). Prose says "authorization required".
-HEADERS: Final = (("authorization", ":="), ("cookie", "=-"))
+# after it, or the quote that ends it in a (name, value) pair (auth_header), "cookie" an "=" in
+# its value (cookie_header) or a "-" before it (cli_flag's "--cookie"). Prose says
+# "authorization required". (name, characters one of which the text holds, what may follow it)
+HEADERS: Final = (("authorization", ":=", ('"', "'", "\\")), ("cookie", "=-", ()))
 # AWS key ids are upper case; Twilio ids and Discord bot tokens have no literal. Each regex
 # starts with a literal or a small set, which the engine finds quickly. All are long runs.
 _TOKEN_HINTS: Final = tuple(
@@ -122,13 +123,18 @@ def _may_hold_common_secret(text: str, lowered: str, alone: bool) -> bool:
             for trigger in triggers:
                 if trigger in lowered:
                     return True
-    for word, needs in HEADERS:
+    for word, needs, after in HEADERS:
         if word in lowered:
             if not alone:
                 return True
             for char in needs:
                 if char in lowered:
                     return True
+            at = lowered.find(word)
+            while after and at != -1:
+                if lowered.startswith(after, at + len(word)):
+                    return True
+                at = lowered.find(word, at + 1)
     if "-" in lowered and _BASIC_USER.search(text) is not None:
         return True
     # Every alternative of PAIR_HINT holds ":" or "=", "-", "<", or "login".

@@ -40,12 +40,17 @@ SCHEME: Final = (
     r"|oauth|aws4-hmac-sha256)"
 )
 UNQUOTED_STOP: Final = r"\s\"',;&}"
+# What follows a quote that closes a string of code rather than opens a value: a blank, an
+# operator, a delimiter ("Bearer " + token, 'Basic '+b64, "Bearer ".concat(t), "Bearer ")).
+_CLOSES: Final = r"(?=[\s+.,;&|~})\]]|$)"
 # A quoted value after a scheme word ("Bearer \"…\"", "Basic '…'"): its quotes hold it, blanks,
-# escapes and all, to the closing quote or the line's end. Not a quote then a blank: in
-# ``"Bearer " + token`` the quote closes a string of code.
+# escapes and all, to the closing quote or the line's end; not a quote that closes code.
+# (A run of a scheme word's characters first: most values fail that at once, before the
+# alternation of scheme words is tried.)
 SCHEME_QUOTED: Final = (
-    rf"{SCHEME}[ \t]+(?:\"(?![ \t])(?:[^\"\\\r\n]|\\[^\r\n])*+\"?"
-    r"|'(?![ \t])(?:[^'\\\r\n]|\\[^\r\n])*+'?)"
+    rf"(?=[A-Za-z0-9-]{{3,16}}+[ \t]+[\"']){SCHEME}[ \t]+"
+    rf"(?:\"(?!{_CLOSES})(?:[^\"\\\r\n]|\\[^\r\n])*+\"?"
+    rf"|'(?!{_CLOSES})(?:[^'\\\r\n]|\\[^\r\n])*+'?)"
 )
 
 
@@ -108,9 +113,11 @@ _MASKED: Final = rf"(?!{re.escape(MASK)})"
 # A placeholder may be quoted after its scheme word ("Bearer \"$TOKEN\""); a scheme word alone
 # is no value: before the line's end or a delimiter, or before a quote that closes a string of
 # code ("Bearer " + token), not one that opens a value ("Bearer \"…\"").
-_SCHEME_ALONE: Final = rf"{SCHEME}[ \t]*+(?:[\"'](?![^\s,;&}})\]])|(?![\"']){VALUE_END})"
+# One look-ahead, the scheme word read once: after it, either nothing (alone) or a placeholder.
 NOT_A_SECRET: Final = _MASKED + (
-    rf"(?!(?:{SCHEME}[ \t]+)?[\"']?(?:{PLACEHOLDER}){VALUE_END})(?!{_SCHEME_ALONE})"
+    rf"(?!{SCHEME}(?:[ \t]*+(?:[\"']{_CLOSES}|(?![\"']){VALUE_END})"
+    rf"|[ \t]+[\"']?(?:{PLACEHOLDER}){VALUE_END})"
+    rf"|[\"']?(?:{PLACEHOLDER}){VALUE_END})"
 )
 # Unquoted, a value is code, not a credential, when it fetches the secret ("getpass()",
 # "os.environ[…]") or names it: a dotted chain of words without digits, the first in lower case
