@@ -443,25 +443,6 @@ async def test_a_tools_name_holding_a_credential_is_not_remembered(scanned: list
     assert SECRET not in queue.dump()
 
 
-async def test_a_redactor_of_your_own_is_asked_for_every_name() -> None:
-    class Counting(Redactor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen: list[str] = []
-
-        def redact(self, text: str) -> str:
-            self.seen.append(text)
-            return super().redact(text)
-
-    redactor = Counting()
-    progress, _ = make(redactor=redactor)
-    for index in range(2):
-        async with progress.tool_call("search", f"call-{index}"):
-            pass
-    assert redactor.seen.count("search") == 2
-    assert redactor.seen.count("Calling tool search") == 2
-
-
 async def test_redaction_happens_before_splitting() -> None:
     # A secret straddling a piece boundary would survive if the pieces were redacted one by one.
     progress, queue = make(soft_limit=32)

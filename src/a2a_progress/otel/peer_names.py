@@ -14,9 +14,10 @@ from a2a_progress.otel.config import NAME_MAX_LENGTH
 from a2a_progress.otel.safe_text import NAME_WINDOW, bounded, peer_name
 from a2a_progress.producer.handoff import redacted_by
 from a2a_progress.redaction import DEFAULT_REDACTOR, MASK, Redactor
+from a2a_progress.redaction.clean_names import CleanNames
 
 # Names found clean kept (tool names repeat across turns; a call's key on the other side when
-# both sides share a process); cleared when full.
+# both sides share a process): see CleanNames.
 _CLEAN_NAMES_SIZE: Final = 4096
 # A UUID as Python writes it (a2a-sdk's task, context and message ids): hex, which the built-in
 # redactor never masks (tests/otel/test_peer_names.py checks it). Unique, so never remembered.
@@ -24,17 +25,14 @@ _UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 
 class PeerNames:
-    """`peer_name` under one redactor, remembering the names it leaves unchanged.
-
-    Only clean names are kept, so no credential outlives the turn that sent it in here; a dict
-    cleared when full is safe to share between threads (and turns) without a lock.
-    """
+    """`peer_name` under one redactor, remembering the names it leaves unchanged (by the rule
+    of `CleanNames`: none for a redactor of a subclass of your own)."""
 
     __slots__ = ("_clean", "_redactor")
 
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
-        self._clean: dict[str, None] = {}
+        self._clean = CleanNames(redactor, _CLEAN_NAMES_SIZE)
 
     def __contains__(self, text: str) -> bool:
         """Whether ``text`` is known to be a name the redactor leaves unchanged."""
@@ -51,12 +49,7 @@ class PeerNames:
         if self._redactor is DEFAULT_REDACTOR and _UUID.fullmatch(text) is not None:
             return text
         known = own_name(text) if own and self._redactor is DEFAULT_REDACTOR else None
-        name = peer_name(text, self._redactor) if known is None else known
-        if name == text:
-            if len(self._clean) >= _CLEAN_NAMES_SIZE:
-                self._clean.clear()
-            self._clean[text] = None
-        return name
+        return self._clean.note(text, peer_name(text, self._redactor) if known is None else known)
 
 
 def own_name(text: str) -> str | None:

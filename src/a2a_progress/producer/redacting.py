@@ -9,18 +9,19 @@ from typing import Final
 
 from a2a_progress.envelope import Kind
 from a2a_progress.redaction import Redactor
+from a2a_progress.redaction.clean_names import CleanNames
 from a2a_progress.redaction.stream import StreamRedactor
 
 logger = logging.getLogger(__name__)
 
 _LONE_SURROGATES: Final = re.compile("[\ud800-\udfff]")
 
-# Names a redactor left as they are: a tool's name and the fallbacks made of it come back with
-# every call of that tool, in every turn. A `Redactor` is a function of the text alone (a
-# subclass need not be, and is asked every time). Only clean names are kept, so no credential
-# outlives the turn that sent it; cleared when full.
+# Names a redactor left as they are (see CleanNames), per redactor, for every emitter of the
+# process: a tool's name and the fallbacks made of it come back with every call of that tool,
+# in every turn. A handful of redactors at most; cleared when more come.
 _NAMES_KEPT: Final = 1024
-_clean_names: dict[tuple[Redactor, str], None] = {}
+_REDACTORS_KEPT: Final = 8
+_clean_names: dict[Redactor, CleanNames] = {}
 
 # An exception message in an abort reason: enough to say what went wrong (a span status shows
 # 256 bytes of it), not a dump of whatever the exception carried.
@@ -35,13 +36,23 @@ def sendable(text: str) -> str:
     return text if text.isascii() else _LONE_SURROGATES.sub("\ufffd", text)
 
 
+def _clean_names_of(redactor: Redactor) -> CleanNames:
+    names = _clean_names.get(redactor)
+    if names is None:
+        if len(_clean_names) >= _REDACTORS_KEPT:
+            _clean_names.clear()
+        names = _clean_names[redactor] = CleanNames(redactor, _NAMES_KEPT)
+    return names
+
+
 class TurnRedaction:
     """One turn's redaction with ``redactor`` (None: texts are only made sendable)."""
 
-    __slots__ = ("_streams", "redactor")
+    __slots__ = ("_names", "_streams", "redactor")
 
     def __init__(self, redactor: Redactor | None) -> None:
         self.redactor = redactor
+        self._names = None if redactor is None else _clean_names_of(redactor)
         # Each stream of text (kind, stream key) is redacted with the pieces before it in mind.
         self._streams: dict[tuple[Kind, str | None], StreamRedactor] = {}
 
@@ -52,17 +63,10 @@ class TurnRedaction:
 
     def name(self, text: str) -> str:
         """`text` of a name (or a fixed phrase around one); a clean one is remembered."""
-        redactor = self.redactor
-        if redactor is None or type(redactor) is not Redactor:
-            return self.text(text)
-        if (redactor, text) in _clean_names:
-            return text
-        found = redactor.redact(sendable(text))
-        if found == text:
-            if len(_clean_names) >= _NAMES_KEPT:
-                _clean_names.clear()
-            _clean_names[redactor, text] = None
-        return found
+        names = self._names
+        if names is None:
+            return sendable(text)
+        return text if text in names else names.note(text, self.text(text))
 
     def piece(self, kind: Kind, stream_key: str | None, text: str) -> str:
         """``text`` redacted as the next piece of its stream: a secret split across pieces
