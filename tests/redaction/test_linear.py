@@ -56,6 +56,7 @@ PIECES = [
     # a quoted value after a scheme word: opened, never closed, or escaped to the line's end
     'Authorization: Bearer "', "Authorization: Basic 'a", 'Authorization: Token "a\\', 'bearer "',
     "'Authorization', '", '("authorization", "Basic a', "'Authorization', ",
+    "name: Authorization\nvalue: Token ", 'name="Authorization" value="', '"Authorization", "Basic',
     "bearer 'a", 'Bearer "a b', "bearer a!", 'token=Bearer "', "api_key: Bearer 'a",
     # names the context pass's gate reads around ("AccessKey", "x_signature", "--pw\t")
     "AccessKey ", "primaryKey: |\n", "x_signature ", "X-Bearer ", "--adminpass\t", "--pw=",

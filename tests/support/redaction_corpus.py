@@ -324,6 +324,10 @@ _ROWS_ADDED: list[tuple[str, ...]] = [
     ("header", "name-value-pair-basic", "res.setHeader('Authorization', 'Basic YWxpY2U6czNjcjN0LXBhc3M=')", "YWxpY2U6czNjcjN0LXBhc3M=", "res.setHeader('Authorization', '"),
     ("header", "metadata-tuple-token", f'metadata = [("authorization", "Token {TOKEN}"), ("x-trace", "1")]', TOKEN, '("x-trace", "1")'),
     ("header", "proxy-pair-bytes", f"conn.putheader('Proxy-Authorization', b'Basic {B64}')", B64),
+    ("json", "har-header-fields", '{"headers": [{"name": "Authorization", "value": "Basic YWxpY2U6czNjcjN0LXBhc3M="}, {"name": "Accept", "value": "*/*"}]}', "YWxpY2U6czNjcjN0LXBhc3M=", '{"name": "Accept", "value": "*/*"}'),
+    ("pair", "xml-header-attributes", '<header name="Proxy-Authorization" value="Basic cHJveHk6UHIweHktUGFzcw=="/>', "cHJveHk6UHIweHktUGFzcw==", 'name="Proxy-Authorization"'),
+    ("yaml", "postman-header", f"header:\n  - key: Authorization\n    value: Token {TOKEN}\n    type: text", TOKEN, "type: text"),
+    ("header", "js-header-fields", "{ name: 'authorization', value: 'Digest Hunter2!xQ9zK' }", "Hunter2!xQ9zK", "name: 'authorization'"),
 ]  # fmt: skip
 
 _CORPUS_BASE: list[Case] = [
@@ -494,4 +498,8 @@ FALSE_POSITIVES_ADDED: list[str] = [
     '("Authorization", f"Basic {creds}")',
     'conn.setRequestProperty("Authorization", "Basic "+encoded);',
     "xhr.setRequestHeader('Authorization', 'Bearer '.concat(token))",
+    'app.add_middleware(CORSMiddleware, allow_headers=["Authorization", "Content-Type"])',
+    "SENSITIVE_HEADERS = ('authorization', 'cookie', 'x-api-key')",
+    '{"name": "authorization_status", "value": "approved"}',
+    '{"name": "Authorization", "value": "{{token}}"}',
 ]

@@ -32,7 +32,14 @@ from typing import Final
 
 from a2a_progress.redaction.anchors import Anchors, first_matches
 from a2a_progress.redaction.evidence import MIN_RANDOM, looks_random, password_like
-from a2a_progress.redaction.values import MASK, NAME_WORDS, NOT_A_SECRET, NOT_A_VALUE_NAME
+from a2a_progress.redaction.values import (
+    HEADER_NAME_WORD,
+    MASK,
+    NAME_WORDS,
+    NOT_A_SECRET,
+    NOT_A_VALUE_NAME,
+    SCHEME,
+)
 
 # A credential's name: a run of name characters holding a credential word.
 _NAME: Final = rf"(?i:(?=[\w.-]{{0,80}}?{NAME_WORDS})[\w.-]{{1,80}}+{NOT_A_VALUE_NAME})"
@@ -77,11 +84,14 @@ _SHAPES: Final[tuple[tuple[str, str], ...]] = (
     (
         "sibling",
         r"(?<![\w-])(?:(?P<sib_x><)(?i:name|key)>|[\"']?(?i:name|key|parameter)[\"']?[ \t]*[:=])"
-        rf"[ \t]*[\"']?(?=[^\"'<\r\n]{{0,120}}?(?i:{NAME_WORDS}))[^\"'<\r\n]{{1,120}}+[\"']?"
+        r"[ \t]*[\"']?(?=[^\"'<\r\n]{0,120}?"
+        rf"(?i:{NAME_WORDS}|{HEADER_NAME_WORD}))[^\"'<\r\n]{{1,120}}+[\"']?"
         r"(?(sib_x)</(?i:name|key)>|[ \t]*,?)"
         r"(?:[^\r\n]{0,80}+\r?\n){0,3}?[ \t,{-]*"
         r"(?(sib_x)<(?i:value)>|[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*)"
-        rf"(?:{_quoted('sibling')}|{NOT_A_SECRET}(?P<sibling_uval>[^\s\"'<,;}}]{{1,512}}+))",
+        # Unquoted, after an optional scheme word ("value: Token …", a Postman header).
+        rf"(?:{_quoted('sibling')}|{NOT_A_SECRET}"
+        rf"(?P<sibling_uval>(?:{SCHEME}[ \t]+)?[^\s\"'<,;}}]{{1,512}}+))",
     ),
     (
         "block",

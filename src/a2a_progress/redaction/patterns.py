@@ -13,6 +13,7 @@ from typing import Final
 
 from a2a_progress.redaction.values import (
     COLON_VALUE,
+    HEADER_NAME_WORD,
     HEADER_SEPARATOR,
     HEADER_VALUE,
     NAME_WORDS,
@@ -20,6 +21,7 @@ from a2a_progress.redaction.values import (
     NOT_A_VALUE_NAME,
     PAIR_SEPARATOR,
     PAIR_VALUE,
+    SCHEME,
     opening_quote,
     quoted_or,
 )
@@ -121,7 +123,14 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # header may be a (name, value) pair of quoted strings: setHeader("Authorization",
         # "Basic …"), gRPC metadata tuples.
         r"(?P<auth_header_keep>(?i:(?:proxy-)?authorization)"
-        r"(?>(?:\\?[\"'][ \t]*,[ \t]*(?=[fFrRbBuU]{0,2}\\?[\"'])|" + HEADER_SEPARATOR + ")"
+        # The pair's value starts with a scheme word: a list of header names ("Authorization",
+        # "Content-Type") or a JSON object's next key ("name": "Authorization", "value": …) is
+        # not one.
+        r"(?>(?:\\?[\"'][ \t]*,[ \t]*(?=[fFrRbBuU]{0,2}\\?[\"']"
+        + SCHEME
+        + r"[ \t])|"
+        + HEADER_SEPARATOR
+        + ")"
         + opening_quote("ah") + "))"
         + quoted_or("ah", HEADER_VALUE, NOT_A_SECRET),
     ),
@@ -201,7 +210,7 @@ BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         # .NET settings: <add key="ApiKey" value="..." />.
         "config_attribute",
         r"(?P<config_attribute_keep>(?<![\w-])(?i:(?:key|name)=\"(?=[^\"]{0,80}?"
-        rf"{NAME_WORDS})[^\"]{{1,80}}+\"[ \t]+value=\"))[^\"\r\n]+",
+        rf"(?:{NAME_WORDS}|{HEADER_NAME_WORD}))[^\"]{{1,80}}+\"[ \t]+value=\"))[^\"\r\n]+",
     ),
     (
         # A token has a digit or a symbol inside it, or is long: "bearer of bad news" and

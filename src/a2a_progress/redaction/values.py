@@ -25,6 +25,11 @@ NAME_WORDS: Final = (
     r"|(?:primary|secondary)(?:master)?key|(?<=[_\"'-])auth(?![a-z])|(?<=[_-])signature"
     r"|(?<=[_-])pass(?![a-z]))"
 )
+# A field that names the Authorization header beside a field of its value ({"name":
+# "Authorization", "value": "Basic …"} in a HAR file or a Postman collection, <header
+# name="Authorization" value="…"/>): the value is a credential, whatever its scheme. Only whole:
+# "authorization_status" names no header.
+HEADER_NAME_WORD: Final = r"authorization(?![\w.-])"
 # A name ending in one of these says *about* a credential, not the credential: "token_type",
 # "password_file", "token_uri", "SharedAccessKeyName", "--password-stdin". Lookbehinds must have
 # a fixed width, hence one per length.
