@@ -155,12 +155,10 @@ class TurnTelemetry:
         self._unsampled_tool = (
             None if self._recording else EventBuffer(NonRecordingSpan(span.get_span_context()), 2)
         )
-        # The callee's texts may come from this process's own emitter (see _content()).
+        # The callee's texts may come from this process's own emitter (see TurnContent.put).
         self._callee = observer == conv.OBSERVER_CALLEE
         self._capture_content = self._config.capture_content
-        self._own_texts = (
-            observer == conv.OBSERVER_CALLEE and self._config.redactor is DEFAULT_REDACTOR
-        )
+        self._own_texts = self._callee and self._config.redactor is DEFAULT_REDACTOR
         # Redaction of the turn's texts, and its opt-in content for GenAI backends.
         self._text = TurnContent(self._config, self._counts, own_texts=self._own_texts)
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
@@ -189,13 +187,12 @@ class TurnTelemetry:
             handed = handed_envelope() if self._callee else None
             if handed is not None and (working := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
-                updates = self._working(*working, None, *handed)
+                updates = self._working(*working, *handed)
             elif handed is None and (read := working_envelope(event)) is not None:
                 # Most events: a WORKING update whose one Part carries an envelope. The rules
-                # need no more of it (no time: the bridge times tool calls with its own clock);
-                # its Part is read again only if it opens a tool call.
+                # need no more of it; its Part is read again only if it opens a tool call.
                 task_id, context_id, envelope, self._part = read
-                updates = self._working(task_id, context_id, None, envelope, "")
+                updates = self._working(task_id, context_id, envelope, "")
             else:
                 self._part = None
                 view = self._view = view_event(event)
@@ -217,13 +214,14 @@ class TurnTelemetry:
         return self._opened
 
     def _working(
-        self, task_id: str, context_id: str, at: float | None, envelope: Envelope, fallback: str
+        self, task_id: str, context_id: str, envelope: Envelope, fallback: str
     ) -> list[Update]:
         """Feed a WORKING update of one Part carrying ``envelope`` (and ``fallback``)."""
         if self._task_id is None or self._context_id is None:
             self._note_ids(task_id, context_id)
         self._state = _WORKING
-        return self._assembler.feed_working(task_id, context_id, at, envelope, fallback)
+        # No time: tool calls are timed on the bridge's clock; no agent time kept is read.
+        return self._assembler.feed_working(task_id, context_id, None, envelope, fallback)
 
     def end(
         self,
@@ -294,8 +292,7 @@ class TurnTelemetry:
             self._text.reply = self._text.safe_text(outcome.reply)[0]
 
     def _described(self) -> bool:
-        """Whether a span records why the turn failed (its own, or the invoke_agent span around
-        it, which a sampler may keep alone): else no failure text is redacted for nobody."""
+        """Whether a span records why the turn failed (its own, or an invoke_agent one kept)."""
         invoke = self.invoke_agent
         return self._recording or (invoke is not None and invoke.span.is_recording())
 
@@ -321,7 +318,7 @@ class TurnTelemetry:
             self._span.set_attributes(ids)  # one call, one lock, for both
 
     def _count_outcome(self, outcome: Outcome) -> None:
-        # An accepted envelope is counted with its kind, in _progress(): the assembler returns
+        # An accepted envelope is counted with its kind, in _accepted(): the assembler returns
         # exactly one (not degraded) update for each one it reports accepted.
         if outcome is not _ACCEPTED:
             # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
@@ -336,8 +333,7 @@ class TurnTelemetry:
         opened: bool,
         closed: tuple[CallRecord, ...],
     ) -> None:
-        """An accepted envelope and what it did to the turn's calls (the assembler's
-        on_accepted)."""
+        """An accepted envelope and what it did to the turn's calls (on_accepted)."""
         kind = envelope.kind
         # _value_, not .value: the enum property costs more than the count itself.
         self._counts.accepted(kind._value_)
@@ -386,8 +382,8 @@ class TurnTelemetry:
     def _open_tool(self, call: CallRecord) -> None:
         # The callee announced its own span of this call: this one mirrors it (see announce.py).
         callee_span: SpanContext | None = None
-        if self._callee:
-            pass  # the callee's own span is this one
+        if self._callee:  # its own span is the execution: nothing to mirror
+            callee_span = None
         elif self._part is not None:  # the event being fed, read without a view
             callee_span = announced_value(part_string(self._part, conv.WIRE_TOOL_SPAN))
         elif self._view is not None:
