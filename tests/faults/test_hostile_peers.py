@@ -40,6 +40,10 @@ FLOOD_KEYS: Final = 64
 SAMPLE_EVERY: Final = 500
 WARM_UP: Final = 1000
 """Envelopes after which every stream of the flood exists and memory is measured from."""
+ENOUGH: Final = WARM_UP + 4 * SAMPLE_EVERY
+"""Envelopes the caller reads at least before walking away, however slow a loaded machine makes
+it: the peer floods for up to ``GUARD`` more seconds, so the measurement never depends on how
+many envelopes fit in ``FLOOD_SECONDS``."""
 # Where network bytes wait: buffers that fill and drain with the flood, not state the caller keeps.
 IN_FLIGHT: Final = ("*/httpx/*", "*/httpcore/*", "*/h11/*", "*/anyio/*", "*/asyncio/*", "<unknown>")
 BIG_BYTES: Final = 10 * 1024 * 1024
@@ -143,18 +147,21 @@ async def test_a_flooding_peer_leaves_the_caller_bounded_and_responsive(peer: Ca
         client = create_client(peer.flood_card())
         assembler = ProgressAssembler()
         samples: list[Sample] = []
-        received, growth = 0, 0
+        received, growth = 0, None
         warm = None
         loop = asyncio.get_running_loop()
         # The peer sends faster than the caller reads (tracemalloc slows it down more); the
-        # caller reads for as long as the peer floods, then walks away.
+        # caller reads for FLOOD_SECONDS and at least ENOUGH envelopes, then walks away while
+        # the peer still floods.
         stop_reading = loop.time() + FLOOD_SECONDS
         try:
             async with (
                 Heartbeat().running() as heartbeat,
                 contextlib.aclosing(
                     follow(
-                        client.send_message(user_message(f"flood {FLOOD_SECONDS} {FLOOD_KEYS}")),
+                        client.send_message(
+                            user_message(f"flood {FLOOD_SECONDS + GUARD} {FLOOD_KEYS}")
+                        ),
                         assembler=assembler,
                     )
                 ) as updates,
@@ -166,13 +173,14 @@ async def test_a_flooding_peer_leaves_the_caller_bounded_and_responsive(peer: Ca
                         samples.append(sample(received, heartbeat.ticks, assembler))
                     if received == WARM_UP:
                         warm = snapshot()
-                    if loop.time() > stop_reading:
+                    if received >= ENOUGH and loop.time() > stop_reading:
                         growth = held_since(warm)
                         break
         finally:
             await client.close()
         peak = tracemalloc.get_traced_memory()[1]
         assert len(live_bridge().live_turns) == 0  # walking away ended the turn's spans
+    assert growth is not None, f"the flood ended after {received} envelopes: no walking away"
     assert len(samples) >= 4, f"only {received} envelopes arrived"
     # The loop kept turning between every two samples: the flood never starved it.
     assert all(later.ticks > earlier.ticks for earlier, later in itertools.pairwise(samples))
