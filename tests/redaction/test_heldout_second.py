@@ -1,7 +1,8 @@
 """The second held-out corpus (``support/redaction_heldout_second.py``): agent outputs written
-before that session's fixes and never tuned against. Floors on what it masks and alters (at the
-figures taken after the fixes), and masking twice changes nothing on every text of it. A floor
-that fails is a class of miss to understand, not a case to add a pattern for."""
+before that session's fixes and never tuned against. Floors on what it masks and alters, at the
+figures taken after the fixes (81/85 masked, 8/58 altered; before them 80/85, 8/58), and masking
+twice changes nothing on every text of it. A floor that fails is a class of miss to understand,
+not a case to add a pattern for."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def test_the_corpus_is_consistent() -> None:
 
 def test_most_credentials_are_masked_and_few_look_alikes_altered() -> None:
     result = score(DEFAULT_REDACTOR.redact, HELDOUT_SECOND, HELDOUT_SECOND_LOOKALIKES)
-    assert result.masked >= 80, result.leaked
+    assert result.masked >= 81, result.leaked
     assert len(result.changed) <= 8, result.changed
 
 
