@@ -68,6 +68,8 @@ class _ObservedQueue(_QueueProxy):
             except Exception:  # noqa: BLE001 - never let telemetry fail the agent
                 self._self_bridge.warn_once("tool span announcement")
         await self.__wrapped__.enqueue_event(event)
+        if opened is None and not tool_context.current_tools():
+            return  # most updates: no tool opened, none current in this task
         try:
             tool_context.after_enqueue(opened)
         except Exception:  # noqa: BLE001 - never let telemetry fail the agent

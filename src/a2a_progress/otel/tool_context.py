@@ -52,6 +52,9 @@ _EMPTY: Final[_Stack] = ()
 _stack: contextvars.ContextVar[_Stack] = contextvars.ContextVar(
     "a2a_progress_tool_stack", default=_EMPTY
 )
+# Whether `after_enqueue` has anything to do for an update that opened nothing: the task's
+# stack, falsy when empty. Read in the queue itself, as most updates open no tool.
+current_tools: Final = _stack.get
 
 
 def reset() -> contextvars.Token[_Stack]:

@@ -120,11 +120,14 @@ class TurnTelemetry:
         self._observer = observer
         self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
-        self._span_events = EventBuffer(span, self._config.max_events_per_span)
         # A turn the sampler dropped (span not recording) makes no span events, content or tool
         # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
-        # context. Its metrics are still counted, from the same assembler.
-        self._recording = span.is_recording()
+        # context and one (empty) event buffer, the turn's own too; its metrics are still counted.
+        self._recording = recording = span.is_recording()
+        unsampled = None if recording else NonRecordingSpan(span.get_span_context())
+        self._unsampled_tool = None if unsampled is None else EventBuffer(unsampled, 2)
+        cap = self._config.max_events_per_span
+        self._span_events = self._unsampled_tool or EventBuffer(span, cap)
         # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
         # its own tools, and spans read back from its updates would double each of them. The
         # assembler hands over each accepted envelope's effects (on_accepted) without making a
@@ -145,16 +148,13 @@ class TurnTelemetry:
         self.announcement: SpanContext | None = None
         # The opt-in invoke_agent span around a caller's turn: it ends with the turn.
         self.invoke_agent: InvokeAgent | None = None
-        self._context = trace.set_span_in_context(span)
+        self._context = trace.set_span_in_context(span) if recording else None  # tools' parent
         # Ids known up front (the callee's request context) label tool spans from the start.
         self._task_id: str | None = known.get(conv.A2A_TASK_ID)
         self._context_id: str | None = known.get(conv.GEN_AI_CONVERSATION_ID)
         self._state: int | None = None
         self._failure: str | None = None  # why a FAILED / REJECTED status said it failed
         self._ended = False
-        self._unsampled_tool = (
-            None if self._recording else EventBuffer(NonRecordingSpan(span.get_span_context()), 2)
-        )
         # The callee's texts may come from this process's own emitter (see TurnContent.put).
         self._callee = observer == conv.OBSERVER_CALLEE
         self._capture_content = self._config.capture_content
