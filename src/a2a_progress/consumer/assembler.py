@@ -86,8 +86,9 @@ class ProgressAssembler(ProgressRules):
             nobody records): each accepted envelope is handed to it as ``(envelope, call,
             opened, closed)``, the fields its `ProgressUpdate` would have, instead of
             becoming one in what `feed` returns; neither that update nor its text
-            fallback is made. Everything else (outcomes, degraded updates, turn outcomes) is
-            unchanged.
+            fallback is made, and ``on_outcome`` is not called for it (``last_outcome`` still
+            reads ``accepted``). Everything else (other outcomes, degraded updates, turn
+            outcomes) is unchanged.
 
     ``last_outcome`` is the latest outcome reported in the latest `feed` (any degraded
     update reads ``degraded``); ``last_event`` the `a2a_progress.sdk.views.EventView` of

@@ -142,16 +142,16 @@ class ProgressRules:
                     self._report(verdict)  # duplicate or stale
                     return None
                 late = True
-        # _report(ACCEPTED), inlined: this runs once per envelope.
         self._last = _ACCEPTED
-        if self._on_outcome is not None:
-            self._on_outcome(_ACCEPTED)
         call, opened, closed = turn.calls.track(envelope, key, at, replayed, dialect)
         if forgotten:
             closed = forgotten + closed
         if self._on_accepted is not None:
+            # The acceptance is reported here alone: on_accepted is told of it already.
             self._on_accepted(envelope, call, opened, closed)
             return None
+        if self._on_outcome is not None:  # _report(ACCEPTED), inlined: once per envelope
+            self._on_outcome(_ACCEPTED)
         return accepted_update(
             turn.task_id,
             turn.context_id,

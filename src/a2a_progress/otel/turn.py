@@ -78,7 +78,6 @@ _OUTPUT_PARTS: Final = {Kind.THINKING: PART_REASONING, Kind.TEXT: PART_TEXT}
 _FAILED_STATES: Final = frozenset({TaskState.FAILED, TaskState.REJECTED})
 
 _DUPLICATE: Final = Outcome.DUPLICATE.value
-_ACCEPTED: Final = Outcome.ACCEPTED
 _WORKING: Final = int(TaskState.WORKING)
 _TOOL_CALL: Final = Kind.TOOL_CALL
 _TEXT: Final = Kind.TEXT
@@ -318,11 +317,10 @@ class TurnTelemetry:
             self._span.set_attributes(ids)  # one call, one lock, for both
 
     def _count_outcome(self, outcome: Outcome) -> None:
-        # An accepted envelope is counted with its kind, in _accepted(): the assembler returns
-        # exactly one (not degraded) update for each one it reports accepted.
-        if outcome is not _ACCEPTED:
-            # Stale and after-terminal envelopes are repeats too, as far as an operator can tell.
-            self._counts.outcome(_DUPLICATE if outcome in DISCARDS else outcome._value_)
+        # Never ACCEPTED: an accepted envelope goes to _accepted() alone (on_accepted), which
+        # counts it with its kind. Stale and after-terminal envelopes are repeats too, as far
+        # as an operator can tell.
+        self._counts.outcome(_DUPLICATE if outcome in DISCARDS else outcome._value_)
 
     # -- progress ------------------------------------------------------------------------------
 
