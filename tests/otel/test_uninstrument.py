@@ -117,13 +117,15 @@ async def test_a_server_built_while_instrumented_passes_through_after(
 
 
 def announcements(stream: list[StreamResponse]) -> list[str]:
-    """Take the callee's tool span announcements out of ``stream``'s Parts; return them."""
+    """Take the callee's tool span announcements out of ``stream``'s status update events'
+    metadata (the agent sets none there); return them. No Part carries one."""
     found = []
     for event in stream:
-        for part in event.status_update.status.message.parts:
-            if conv.WIRE_TOOL_SPAN in part.metadata:
-                found.append(part.metadata[conv.WIRE_TOOL_SPAN])
-                del part.metadata[conv.WIRE_TOOL_SPAN]
+        update = event.status_update
+        assert not any(conv.WIRE_TOOL_SPAN in part.metadata for part in update.status.message.parts)
+        if conv.WIRE_TOOL_SPAN in update.metadata:
+            found.append(update.metadata[conv.WIRE_TOOL_SPAN])
+            update.ClearField("metadata")
     return found
 
 
@@ -133,9 +135,9 @@ async def test_instrumentation_never_alters_events(
 ) -> None:
     traced = await run(transport)
     assert len(telemetry.tool_spans()) == 6  # the bridge did see it all
-    # The one addition: each update that opened a callee tool span says where that span is,
-    # beside its envelope (the envelope itself unchanged), so the caller does not count the call
-    # again. Without them, the streams are the same.
+    # The one addition: each update that opened a callee tool span says where that span is, in
+    # the event's own metadata (its message, Parts and envelope unchanged), so the caller does
+    # not count the call again. Without them, the streams are the same.
     assert announcements(traced) == [
         f"00-{span.context.trace_id:032x}-{span.context.span_id:016x}-{span.context.trace_flags:02x}"
         for span in telemetry.tool_spans(CALLEE)

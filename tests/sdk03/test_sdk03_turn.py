@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -62,8 +63,11 @@ async def served(executor: Any = None) -> AsyncIterator[str]:
         await task
 
 
-async def ask(url: str, text: str, task_id: str | None = None) -> list[object]:
-    """Every update follow() makes of one streaming turn."""
+async def ask(
+    url: str, text: str, task_id: str | None = None, seen: list[Any] | None = None
+) -> list[object]:
+    """Every update follow() makes of one streaming turn (and each event the client yields, in
+    ``seen``)."""
     import httpx
     from a2a.client import ClientConfig, ClientFactory, minimal_agent_card
     from a2a.types import Message, Part, Role, TextPart
@@ -77,7 +81,16 @@ async def ask(url: str, text: str, task_id: str | None = None) -> list[object]:
             role=Role.user, parts=[Part(root=TextPart(text=text))], message_id=f"m-{text}",
             task_id=task_id,
         )  # fmt: skip
-        return [update async for update in follow(client.send_message(message))]
+        events = client.send_message(message)
+        return [
+            update async for update in follow(_kept(events, seen) if seen is not None else events)
+        ]
+
+
+async def _kept(events: AsyncIterator[Any], seen: list[Any]) -> AsyncIterator[Any]:
+    async for event in events:
+        seen.append(event)
+        yield event
 
 
 async def _card(http: object, url: str) -> object:
@@ -93,8 +106,9 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
     from a2a_progress.otel import conventions as conv
 
     exporter: InMemorySpanExporter = telemetry_03  # type: ignore[assignment]
+    seen: list[Any] = []
     async with served() as url:
-        updates = await ask(url, "Why is the deploy blocked?")
+        updates = await ask(url, "Why is the deploy blocked?", seen=seen)
     progress = [u for u in updates if isinstance(u, ProgressUpdate)]
     [outcome] = [u for u in updates if isinstance(u, TurnOutcome)]
     assert [(u.envelope.kind.value, u.envelope.status.value) for u in progress] == [
@@ -121,14 +135,72 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
         ("caller", "execute_tool dashboard"),
     ], sides
     assert len({s.context.trace_id for s in spans}) == 1  # type: ignore[union-attr]
-    # The caller read the callee's announcement of each call (0.3's Part metadata): its spans
-    # are mirrors, each linked to the callee's span of the call.
+    # The callee announced each call in the metadata of the status update that opened it (0.3's
+    # dict), never in a Part's; the caller read it there: its spans are mirrors, each linked to
+    # the callee's span of the call.
     attributes = [(s, dict(s.attributes or {})) for s in tools]
     callee = {s.name: s.context.span_id for s, a in attributes if a[conv.OBSERVER] == "callee"}  # type: ignore[union-attr]
+    statuses = [update for _, update in seen if update is not None and hasattr(update, "status")]
+    announced = [u.metadata[conv.WIRE_TOOL_SPAN] for u in statuses if u.metadata]
+    assert sorted(int(value.split("-")[2], 16) for value in announced) == sorted(callee.values())
+    parts = [part for u in statuses if u.status.message for part in u.status.message.parts]
+    assert not any(conv.WIRE_TOOL_SPAN in (part.root.metadata or {}) for part in parts)
     for span, found in attributes:
         if found[conv.OBSERVER] == "caller":
             assert found[conv.MIRROR] is True
             assert [link.context.span_id for link in span.links] == [callee[span.name]]
+
+
+async def test_a_0_2_callee_announcing_in_the_part_is_still_linked_on_0_3() -> None:
+    # A callee that writes its updates the way a2a-progress 0.2.x did (its side not
+    # instrumented): the announcement beside the envelope, in the Part's metadata.
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.types import Part, TaskState, TextPart
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from a2a_progress import open_task
+    from a2a_progress.otel import A2AProgressInstrumentor
+    from a2a_progress.otel import conventions as conv
+
+    elsewhere = "00-" + "a" * 32 + "-" + "b" * 16 + "-01"
+
+    def envelope(seq: int, status: str) -> str:
+        return json.dumps(
+            {"v": 1, "kind": "tool_call", "seq": seq, "status": status, "streamKey": "s1",
+             "payload": {"tool": "search"}}
+        )  # fmt: skip
+
+    class OldCallee(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            updater = await open_task(context, event_queue)
+            announced = {"tfrs": envelope(1, "running"), conv.WIRE_TOOL_SPAN: elsewhere}
+            for metadata in (announced, {"tfrs": envelope(2, "done")}):
+                part = Part(root=TextPart(text="search", metadata=metadata))
+                await updater.update_status(TaskState.working, updater.new_agent_message([part]))
+            await updater.complete()
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            return None
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = A2AProgressInstrumentor()
+    instrumentor.instrument(tracer_provider=provider, sides="caller")
+    try:
+        async with served(OldCallee()) as url:
+            await ask(url, "search")
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
+    [mirror] = [s for s in exporter.get_finished_spans() if s.name.startswith("execute_tool")]
+    assert (mirror.attributes or {})[conv.MIRROR] is True
+    assert [(link.context.trace_id, link.context.span_id) for link in mirror.links] == [
+        (int("a" * 32, 16), int("b" * 16, 16))
+    ]
 
 
 async def test_a_follow_up_naming_only_the_task_continues_it_on_0_3() -> None:

@@ -1,9 +1,13 @@
 """Counting a tool call once when both sides trace it: the callee says where its span is.
 
 A callee whose tool calls become spans announces each one to the caller in the update that
-opens it: one more key of the update's Part metadata, beside the envelope (``tfrs``), valued
-the tool span's W3C ``traceparent``. The envelope itself is unchanged, and a reader that does
-not know the key ignores it. The caller's mirror of that call then links to the callee's span
+opens it: one key of that status update event's own metadata (``tfrs.span``), valued the tool
+span's W3C ``traceparent``, beside any keys the agent set there. The envelope and its Part are
+unchanged, and a reader that does not know the key ignores it. Not in the Part's metadata (where
+0.2.x put it): a2a-sdk keeps every status message in the task's history and copies the whole
+task about twice per event, so a key in a message is copied again on every later update of the
+turn; an event's metadata is merged into one task-level map instead (one key, however long the
+turn). The caller's mirror of that call then links to the callee's span
 and carries no ``gen_ai.operation.name`` and no duration metric: GenAI views count the call
 once, on the side that ran it. Without an announcement (the callee is not instrumented, or
 runs something else), the caller's span is the only record and counts.
@@ -17,7 +21,7 @@ from typing import Any, Final
 from opentelemetry.trace import SpanContext, TraceFlags
 
 from a2a_progress.otel.conventions import WIRE_TOOL_SPAN
-from a2a_progress.sdk.adapter import annotate_envelope_part
+from a2a_progress.sdk.adapter import annotate_update, part_string, update_string
 from a2a_progress.sdk.views import MessageView
 
 _TRACEPARENT: Final = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
@@ -44,31 +48,57 @@ class Announcer:
         self._context: SpanContext | None = None
         self._value: str | None = None  # None: the context is invalid, nothing to announce
 
-    def announce(self, event: Any, context: SpanContext) -> None:
-        """Put ``context`` beside the envelope of the status update ``event`` that opened its
-        span."""
+    def announce(self, event: Any, context: SpanContext) -> bool:
+        """Put ``context`` in the metadata of the status update ``event`` that opened its span;
+        False when the agent put a ``tfrs.span`` there itself: then its value goes on as it is
+        (see `AGENTS_OWN_KEPT`)."""
         if context is not self._context:
             self._context = context
             self._value = traceparent(context) if context.is_valid else None
-        if self._value is not None:
-            annotate_envelope_part(event, WIRE_TOOL_SPAN, self._value)
+        return (
+            self._value is None or annotate_update(event, WIRE_TOOL_SPAN, self._value) is not False
+        )
 
 
-def announced(message: MessageView | None) -> SpanContext | None:
-    """The callee's tool span context announced in ``message``, if any (anything malformed is
-    no announcement)."""
-    if message is None:
-        return None
+# An agent that sets the key itself may know better where the call runs (e.g. it relays a
+# downstream agent's updates, announcement included): ours never overwrites it, and says so.
+AGENTS_OWN_KEPT: Final = (
+    f"an agent's status update carries its own {WIRE_TOOL_SPAN}: it goes on as the agent set it, "
+    "and this side's span of that tool call is not announced"
+)
+
+
+def announced(
+    event: object, part: Any = None, message: MessageView | None = None
+) -> SpanContext | None:
+    """The callee's tool span context announced by the status update ``event`` (the one being
+    read), if any; anything malformed is no announcement. ``part`` (its envelope Part, read
+    without a view) or else ``message`` (its view) is where a 0.2.x callee announced it.
+
+    A Task is never read (see `update_string`): a2a-sdk merges each update's metadata into the
+    task's, so a resubscription's first event would announce the last call of any before it.
+    """
+    value: object = update_string(event, WIRE_TOOL_SPAN)
+    if value is None:
+        # a2a-progress 0.2.x callees wrote it beside the envelope, in the Part's metadata: read
+        # there too, so a new caller still counts their calls once. It can go when 0.2.x
+        # callees are no longer supported (the first release that drops 0.2.x wire compat).
+        if part is not None:
+            value = part_string(part, WIRE_TOOL_SPAN)
+        elif message is not None:
+            value = _beside_envelope(message)
+    return announced_value(value)
+
+
+def _beside_envelope(message: MessageView) -> object:
     for part in message.parts:  # the first Part carrying an envelope
         if part.envelope is not None:
-            break
-    else:
-        return None
-    return announced_value(None if part.metadata is None else part.metadata.get(WIRE_TOOL_SPAN))
+            return None if part.metadata is None else part.metadata.get(WIRE_TOOL_SPAN)
+    return None
 
 
 def announced_value(value: object) -> SpanContext | None:
-    """The span context of an announcement's value (the Part's ``tfrs.span``), if valid."""
+    """The span context of an announcement's value (a ``tfrs.span``), if valid."""
     if not isinstance(value, str):
         return None
     match = _TRACEPARENT.fullmatch(value)

@@ -60,10 +60,14 @@ class Bridge:
         # Called once, as the first turn starts (the instrumentor's check of its providers).
         self.on_first_turn: Callable[[], None] | None = None
 
-    def warn_once(self, where: str) -> None:
-        """Log an internal bridge failure once per place: telemetry must never break the agent."""
+    def warn_once(self, where: str, what: str | None = None) -> None:
+        """Log an internal bridge failure (or ``what`` an agent did that the bridge works
+        around) once per place: telemetry must never break the agent, nor flood its log."""
         if where not in self._warned:
             self._warned.add(where)
+            if what is not None:
+                logger.warning("a2a-progress: %s (logged once)", what)
+                return
             logger.warning("a2a-progress telemetry error in %s (logged once)", where, exc_info=True)
 
     @property

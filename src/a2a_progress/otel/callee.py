@@ -25,7 +25,7 @@ from opentelemetry.trace import SpanKind
 from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
-from a2a_progress.otel.announce import Announcer
+from a2a_progress.otel.announce import AGENTS_OWN_KEPT, Announcer
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import SIDE_CALLEE
@@ -64,7 +64,8 @@ class _ObservedQueue(_QueueProxy):
         if turn.announcement is not None:
             context, turn.announcement = turn.announcement, None
             try:
-                self._self_announcer.announce(event, context)
+                if not self._self_announcer.announce(event, context):
+                    self._self_bridge.warn_once("tool span announcement kept", AGENTS_OWN_KEPT)
             except Exception:  # noqa: BLE001 - never let telemetry fail the agent
                 self._self_bridge.warn_once("tool span announcement")
         await self.__wrapped__.enqueue_event(event)

@@ -62,8 +62,8 @@ MIRROR: Final = "a2a.progress.mirror"
 # any span with gen_ai.tool.name as a tool execution): its tool and call id under these instead.
 MIRROR_TOOL_NAME: Final = "a2a.progress.tool.name"
 MIRROR_TOOL_CALL_ID: Final = "a2a.progress.tool.call.id"
-# Where a callee announces a tool span's context to the caller: a key of the update's Part
-# metadata beside the envelope ("tfrs"), valued a W3C traceparent. The envelope is unchanged.
+# Where a callee announces a tool span's context to the caller: a key of the opening status
+# update event's own metadata (0.2.x: of its Part's, beside "tfrs"), valued a W3C traceparent.
 WIRE_TOOL_SPAN: Final = "tfrs.span"
 
 OPERATION_EXECUTE_TOOL: Final = "execute_tool"

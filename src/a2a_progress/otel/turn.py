@@ -34,7 +34,7 @@ from a2a_progress.consumer import (
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announced, announced_value
+from a2a_progress.otel.announce import announced
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT, tool_call_result
 from a2a_progress.otel.errors import (
     error_type,
@@ -52,7 +52,6 @@ from a2a_progress.producer.handoff import handed_envelope
 from a2a_progress.redaction import DEFAULT_REDACTOR
 from a2a_progress.sdk.adapter import (
     A2AEvent,
-    part_string,
     view_event,
     working_envelope,
     working_update,
@@ -136,9 +135,10 @@ class TurnTelemetry:
             dialects=None if observer == conv.OBSERVER_CALLER else "none",
             on_accepted=self._accepted,
         )
-        # The view of the event being fed (caller): its message may announce the callee's span.
+        # The event being fed (caller): a status update may announce the callee's span (a 0.2.x
+        # callee's: in its view's message, or, read without a view, its envelope Part).
+        self._fed: object = None
         self._view: EventView | None = None
-        # Or, read without a view (see feed()), the SDK Part carrying its envelope.
         self._part: Any = None
         self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
@@ -181,6 +181,7 @@ class TurnTelemetry:
         if self._ended:
             return None
         self._opened = None
+        self._fed = event
         try:
             # The callee's own emitter hands over the envelope of the update it is enqueuing.
             handed = handed_envelope() if self._callee else None
@@ -383,9 +384,9 @@ class TurnTelemetry:
         if self._callee:  # its own span is the execution: nothing to mirror
             callee_span = None
         elif self._part is not None:  # the event being fed, read without a view
-            callee_span = announced_value(part_string(self._part, conv.WIRE_TOOL_SPAN))
+            callee_span = announced(self._fed, self._part)
         elif self._view is not None:
-            callee_span = announced(self._view.message)
+            callee_span = announced(self._fed, message=self._view.message)
         counted = callee_span is None
         tool = self._name(call.tool) if call.tool else "unknown"
         if self._unsampled_tool is not None:

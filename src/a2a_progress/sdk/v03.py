@@ -76,7 +76,7 @@ __all__ = [
     "TaskUpdater",
     "agent_extension",
     "agent_message",
-    "annotate_envelope_part",
+    "annotate_update",
     "card_extension_uris",
     "envelope_part",
     "get_task",
@@ -89,6 +89,7 @@ __all__ = [
     "status_message",
     "text_part",
     "update_status",
+    "update_string",
     "view_event",
     "with_extensions",
     "working_envelope",
@@ -317,17 +318,30 @@ def read_envelope(source: Any) -> Envelope | Rejected | None:
     return None
 
 
-def annotate_envelope_part(event: object, key: str, value: str) -> bool:
-    """Set ``metadata[key]`` beside the envelope of a status update's first envelope Part (the
-    event goes on changed); False when it has none."""
-    if not isinstance(event, TaskStatusUpdateEvent) or event.status.message is None:
+def annotate_update(event: object, key: str, value: str) -> bool | None:
+    """Set a status update's own ``metadata[key]`` (the event goes on changed, its other keys
+    kept): True when set; False when the event already holds ``key`` (left as it is); None for
+    any other event."""
+    if not isinstance(event, TaskStatusUpdateEvent):
+        return None
+    metadata = event.metadata
+    if metadata and key in metadata:
         return False
-    for part in event.status.message.parts:
-        metadata = part.root.metadata
-        if metadata and TFRS_KEY in metadata:
-            metadata[key] = value
-            return True
-    return False
+    # A new dict: the agent's own may be shared with other events it sends.
+    event.metadata = {**metadata, key: value} if metadata else {key: value}
+    return True
+
+
+def update_string(event: object, key: str) -> str | None:
+    """A status update's own ``metadata[key]`` when it is a string (as a client or an executor
+    has the update); None for any other event: a Task's metadata is every update's merged
+    (a2a-sdk's TaskManager), so it says nothing of the update at hand."""
+    if isinstance(event, tuple):  # a client's (Task, update): the update, if any
+        event = event[1] if len(event) > 1 else None
+    if type(event) is not TaskStatusUpdateEvent or not event.metadata:
+        return None
+    value = event.metadata.get(key)
+    return value if isinstance(value, str) else None
 
 
 # -- extensions -------------------------------------------------------------------------------

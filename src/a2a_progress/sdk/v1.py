@@ -56,7 +56,7 @@ __all__ = [
     "TaskUpdater",
     "agent_extension",
     "agent_message",
-    "annotate_envelope_part",
+    "annotate_update",
     "card_extension_uris",
     "envelope_part",
     "get_task",
@@ -70,6 +70,7 @@ __all__ = [
     "status_message",
     "text_part",
     "update_status",
+    "update_string",
     "view_event",
     "with_extensions",
     "working_envelope",
@@ -440,17 +441,32 @@ def with_extensions(context: ClientCallContext | None, uris: list[str]) -> Clien
     return base.model_copy(update={"service_parameters": parameters})
 
 
-def annotate_envelope_part(event: object, key: str, value: str) -> bool:
-    """Set ``metadata[key]`` beside the envelope of a status update's first envelope Part (the
-    event goes on changed); False when it has none."""
+def annotate_update(event: object, key: str, value: str) -> bool | None:
+    """Set a status update's own ``metadata[key]`` (the event goes on changed, its other keys
+    kept): True when set; False when the event already holds ``key`` (left as it is); None for
+    any other event."""
     if not isinstance(event, TaskStatusUpdateEvent):
-        return False
+        return None
     # The Struct's map is used directly: `key in struct` and `struct[key] = ...` are
     # Python-level protobuf helpers, several times the cost (this runs for every tool call).
-    # No HasField(): an unset message or metadata reads as an empty default, left unset.
-    for part in event.status.message.parts:
-        fields = part.metadata.fields
-        if TFRS_KEY in fields:
-            fields[key].string_value = value
-            return True
-    return False
+    # No HasField(): an unset metadata reads as an empty default, set by the assignment.
+    fields = event.metadata.fields
+    if key in fields:
+        return False
+    fields[key].string_value = value
+    return True
+
+
+def update_string(event: object, key: str) -> str | None:
+    """A status update's own ``metadata[key]`` when it is a string (the update wrapped or
+    bare); None for any other event: a Task's metadata is every update's merged (a2a-sdk's
+    TaskManager), so it says nothing of the update at hand."""
+    if type(event) is StreamResponse:
+        event = event.status_update  # unset: an empty one, whose metadata is empty
+    elif type(event) is not TaskStatusUpdateEvent:
+        return None
+    value = event.metadata.fields.get(key)
+    if value is None or value.WhichOneof("kind") != "string_value":
+        return None
+    text: str = value.string_value
+    return text
