@@ -5,6 +5,7 @@ agent (:mod:`support.scripted`: a list of steps, each an async callable given th
 steps are re-exported here, where these tests have always found them.
 """
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -15,6 +16,7 @@ from a2a.types import (
     AgentCard,
     SendMessageRequest,
     StreamResponse,
+    SubscribeToTaskRequest,
 )
 from opentelemetry.sdk.metrics.export import Metric
 from opentelemetry.sdk.trace import ReadableSpan
@@ -83,6 +85,7 @@ __all__ = [
     "span_id",
     "start",
     "status",
+    "subscribe_midway",
     "task_id_of",
     "text",
     "thinking",
@@ -338,6 +341,22 @@ async def drain(
     """One send_message call on ``client``, read to its end."""
     stream = client.send_message(request or user_message(), context=context)
     return [event async for event in stream]
+
+
+async def subscribe_midway(
+    card: AgentCard, started: asyncio.Event, gate: asyncio.Event
+) -> tuple[StreamResponse, list[StreamResponse]]:
+    """Send a message that returns at once, wait for the agent to reach ``started``, subscribe
+    to its task and open ``gate`` (the subscription is live: the agent goes on); the submitted
+    task and every event of the subscription."""
+    async with create_client(card, streaming=False) as unary, create_client(card) as client:
+        [submitted] = await drain(unary, user_message(return_immediately=True))
+        await started.wait()
+        subscribed = []
+        async for event in client.subscribe(SubscribeToTaskRequest(id=submitted.task.id)):
+            subscribed.append(event)
+            gate.set()
+    return submitted, subscribed
 
 
 def envelope_of(event: StreamResponse) -> Envelope | None:

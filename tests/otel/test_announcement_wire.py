@@ -11,20 +11,19 @@ import asyncio
 import logging
 
 import pytest
-from a2a.types import Part, StreamResponse, SubscribeToTaskRequest
+from a2a.types import Part, StreamResponse
 from otel_support import (
     Telemetry,
     attrs,
     call,
     complete,
     done,
-    drain,
     env,
     reached,
     serving,
     span_id,
     start,
-    user_message,
+    subscribe_midway,
     wait,
     wire,
 )
@@ -33,7 +32,7 @@ from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.otel import bridge
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.announce import AGENTS_OWN_KEPT, announced_value, traceparent
-from a2a_progress.serving import Transport, create_client
+from a2a_progress.serving import Transport
 from support.scripted import Step, parts
 
 CALLER, CALLEE = conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE
@@ -155,14 +154,7 @@ async def test_a_tasks_merged_metadata_announces_nothing(telemetry: Telemetry) -
     started, gate = asyncio.Event(), asyncio.Event()
     steps = [start("search", "c1"), reached(started), wait(gate), done("c1"), complete()]
     async with serving(steps) as served:
-        card = served.card_for("jsonrpc")
-        async with create_client(card, streaming=False) as unary, create_client(card) as client:
-            [submitted] = await drain(unary, user_message(return_immediately=True))
-            await started.wait()
-            subscribed = []
-            async for event in client.subscribe(SubscribeToTaskRequest(id=submitted.task.id)):
-                subscribed.append(event)
-                gate.set()  # the subscription is live: let the agent go on
+        _, subscribed = await subscribe_midway(served.card_for("jsonrpc"), started, gate)
     snapshot = subscribed[0].task
     callee = telemetry.tool_span(CALLEE)
     assert snapshot.metadata[conv.WIRE_TOOL_SPAN] == traceparent(callee.context)  # type: ignore[arg-type]

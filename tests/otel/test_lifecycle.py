@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
-from a2a.types import CancelTaskRequest, StreamResponse, SubscribeToTaskRequest, TaskState
+from a2a.types import CancelTaskRequest, StreamResponse, TaskState
 from a2a.utils.errors import A2AError
 from opentelemetry.trace import SpanKind, StatusCode
 from otel_support import (
@@ -24,7 +24,6 @@ from otel_support import (
     cancel,
     complete,
     done,
-    drain,
     envelope_of,
     event_names,
     events,
@@ -37,6 +36,7 @@ from otel_support import (
     span_id,
     start,
     status,
+    subscribe_midway,
     task_id_of,
     text,
     thinking,
@@ -325,14 +325,7 @@ async def test_return_immediately_then_subscribe(telemetry: Telemetry) -> None:
         complete(),
     ]
     async with serving(steps) as served:
-        card = served.card_for("jsonrpc")
-        async with create_client(card, streaming=False) as unary, create_client(card) as client:
-            [submitted] = await drain(unary, user_message(return_immediately=True))
-            await started.wait()
-            subscribed = []
-            async for event in client.subscribe(SubscribeToTaskRequest(id=submitted.task.id)):
-                subscribed.append(event)
-                gate.set()  # the subscription is live: let the agent go on
+        submitted, subscribed = await subscribe_midway(served.card_for("jsonrpc"), started, gate)
     assert task_id_of(subscribed) == submitted.task.id
 
     send, subscribe = sorted(telemetry.turn_spans(CALLER), key=lambda span: span.start_time or 0)
