@@ -19,15 +19,18 @@ class EventBuffer:
     """A span's events, capped: the first half go straight on, the latest half wait for the end.
 
     The SDK silently drops events past its own limit; this keeps the start and the end of a long
-    stream and counts what it dropped.
+    stream and counts what it dropped. The tail's deque is made only when the head is full: most
+    spans (a tool call says a few things) never need it, and making one costs more than a span
+    event.
     """
 
-    __slots__ = ("dropped", "head_room", "span", "tail")
+    __slots__ = ("dropped", "head_room", "span", "tail", "tail_room")
 
     def __init__(self, span: Span, cap: int) -> None:
         self.span = span
         self.head_room = cap - cap // 2
-        self.tail: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=cap // 2)
+        self.tail_room = cap // 2
+        self.tail: deque[tuple[str, dict[str, Any], int]] | None = None
         self.dropped = 0
 
     def add(self, name: str, attributes: dict[str, Any]) -> None:
@@ -35,14 +38,17 @@ class EventBuffer:
             self.head_room -= 1
             self.span.add_event(name, attributes)
             return
-        if len(self.tail) == self.tail.maxlen:
+        tail = self.tail
+        if tail is None:
+            tail = self.tail = deque(maxlen=self.tail_room)
+        if len(tail) == tail.maxlen:
             self.dropped += 1
-        self.tail.append((name, attributes, time.time_ns()))
+        tail.append((name, attributes, time.time_ns()))
 
     def flush(self) -> None:
-        for name, attributes, timestamp in self.tail:
+        tail, self.tail = self.tail, None
+        for name, attributes, timestamp in tail or ():
             self.span.add_event(name, attributes, timestamp=timestamp)
-        self.tail.clear()
         if self.dropped:
             self.span.set_attribute(conv.EVENTS_DROPPED, self.dropped)
 
