@@ -47,8 +47,8 @@ else:
 class _ObservedQueue(_QueueProxy):
     """The executor's event queue: the bridge sees every event, then it goes on.
 
-    An update that opens a tool span goes on with that span's context announced beside its
-    envelope (see `a2a_progress.otel.announce`); anything else goes on unchanged. The tool
+    An update that opens a tool span goes on with that span's context announced in its own
+    metadata (see `a2a_progress.otel.announce`); anything else goes on unchanged. The tool
     spans an event opens or closes change the current span of the enqueuing task.
     """
 
