@@ -166,3 +166,132 @@ def test_decode_matches_the_wire_checks_on_near_envelopes() -> None:
                 wire = {name: value for name, value in fields.items() if value is not ...}
                 wire["payload"] = payload
                 _same(json.dumps(wire))
+
+
+# decode() reads what encode() writes by a faster way of its own (the fixed key order, no
+# whitespace; the payload's strings by the scanner's string reader): near-canonical texts, each
+# piece right or subtly wrong, must give exactly what the general decoder gives.
+# Pieces of a string's body on the wire: plain, escaped, broken escapes, raw controls and quotes.
+_STRING_BODIES = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "Z",
+            " ",
+            "中",
+            "\U0001f600",
+            "\ud800",
+            "\x7f",
+            "\x00",
+            "\x1f",
+            "\n",
+            '"',
+            "\\",
+            "\\n",
+            "\\u0041",
+            "\\ud800",
+            "\\u12",
+            "\\x",
+            "\\/",
+            "}",
+            ",",
+            ":",
+        ]
+    ),
+    max_size=8,
+).map("".join)
+_WIRE_STRINGS = st.one_of(
+    st.builds(lambda body: f'"{body}"', _STRING_BODIES),
+    st.text(max_size=6).map(lambda text: json.dumps(text, ensure_ascii=False)),
+    st.sampled_from(["null", "1", "true", '"', "", '"a" ', '"a"x']),
+)
+_SEQS = st.one_of(
+    st.integers(min_value=-(10**20), max_value=10**20).map(str),
+    st.sampled_from(
+        ["0", "-0", "00", "01", "1.0", "1e3", "-", "+1", "9" * 18, "9" * 19, "9" * 5000, "\u0661"]
+    ),
+)
+
+
+_PIECES = ("v", "kind", "streamKey", "seq", "status", "payload", "tail")
+_SAFE_BODIES = st.text(
+    alphabet=st.characters(blacklist_characters='"\\', min_codepoint=0x20), max_size=8
+)
+
+
+@st.composite
+def _near_canonical(draw: st.DrawFn) -> str:
+    """What encode() writes for a kind v1 sends, with up to two of its pieces subtly wrong."""
+    bad = draw(st.sets(st.sampled_from(_PIECES), max_size=2))
+
+    def piece(name: str, good: st.SearchStrategy[str], wrong: st.SearchStrategy[str]) -> str:
+        return draw(wrong if name in bad else good)
+
+    kind = piece(
+        "kind",
+        st.sampled_from(["thinking", "text", "tool_call", "error"]),
+        st.sampled_from(["tool_output_append", "Text", "tool_call ", "texts"]),
+    )
+    version = piece("v", st.just("1"), st.sampled_from(["2", "1.0", "true", "01", " 1", "-1"]))
+    status = piece(
+        "status",
+        st.sampled_from(["running", "done", "aborted"]),
+        st.sampled_from(["RUNNING", "ok", "done "]),
+    )
+    good_string = st.one_of(
+        _SAFE_BODIES.map(lambda body: f'"{body}"'),
+        st.text(max_size=6).map(lambda text: json.dumps(text, ensure_ascii=False)),
+    )
+    text = f'{{"v":{version},"kind":"{kind}",'
+    if draw(st.booleans()) or "streamKey" in bad:
+        text += f'"streamKey":{piece("streamKey", good_string, _WIRE_STRINGS)},'
+    seq = piece("seq", st.integers(min_value=-(10**18), max_value=10**18).map(str), _SEQS)
+    text += f'"seq":{seq},"status":"{status}","payload":{{'
+    if "payload" in bad:
+        fields = draw(
+            st.lists(
+                st.sampled_from(["text", "message", "tool", "tool_call_id", "chunk", "reason"]),
+                max_size=3,
+            )
+        )
+        text += ",".join(f'"{field}":{draw(_WIRE_STRINGS)}' for field in fields)
+    else:
+        names = {"thinking": ["text"], "text": ["text"], "error": ["message"]}.get(kind)
+        if names is None:
+            names = draw(st.sampled_from([["tool"], ["tool", "tool_call_id"], ["text"]]))
+        text += ",".join(f'"{name}":{draw(good_string)}' for name in names)
+    tail = st.sampled_from(["} }", "}}\n", "}}}", "}", "},}", "}}x", ',"x":1}}'])
+    return text + piece("tail", st.just("}}"), tail)
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_near_canonical())
+@example(text='{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":"a\\"b"}}')
+@example(text='{"v":1,"kind":"error","seq":1,"status":"running","payload":{"text":"x"}}')
+@example(
+    text='{"v":1,"kind":"tool_call","seq":1,"status":"done","payload":{"tool":"t","tool_call_id":null}}'
+)
+@example(
+    text='{"v":1,"kind":"tool_call","seq":1,"status":"done","payload":{"tool":"t","tool":"u"}}'
+)
+@example(
+    text='{"v":1,"kind":"text","seq":999999999999999999,"status":"running","payload":{"text":""}}'
+)
+@example(
+    text='{"v":1,"kind":"text","streamKey":"\ud800","seq":-0,"status":"running","payload":{"text":"\\ud83d\\ude00"}}'
+)
+@example(
+    text='{"v":1,"kind":"text","seq":' + "9" * 5000 + ',"status":"running","payload":{"text":""}}'
+)
+def test_decode_matches_the_decoder_on_near_canonical_envelopes(text: str) -> None:
+    _same(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(cut=st.integers(min_value=0, max_value=200), data=st.data())
+def test_decode_matches_the_decoder_on_cut_canonical_envelopes(
+    cut: int, data: st.DataObject
+) -> None:
+    text = data.draw(_near_canonical())
+    _same(text[:cut])
+    _same(text[:cut] + text[cut + 1 :])
