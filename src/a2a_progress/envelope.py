@@ -240,7 +240,6 @@ class Envelope:
 _set_kind, _set_status, _set_payload = (
     getattr(Envelope, name).__set__ for name in ("kind", "status", "payload")
 )
-_new_object: Final = object.__new__
 
 
 class _Unfrozen:
@@ -258,7 +257,7 @@ def _new_envelope(
     pass. This runs once per envelope received: six stores through the slots' own descriptors
     (what object.__setattr__ ends up doing) cost ~1 k instructions each, as calls of a
     method-wrapper; an unfrozen object's stores are bytecode (~2.8 k saved per envelope)."""
-    envelope: Any = _new_object(_Unfrozen)
+    envelope: Any = _Unfrozen()  # a call of the class: cheaper than object.__new__(_Unfrozen)
     envelope.kind = kind
     envelope.seq = seq
     envelope.payload = MappingProxyType(payload)
