@@ -6,6 +6,9 @@ Usage::
     python bench/run.py --quick           # smaller runs, written to bench/results.quick.json
     python bench/run.py --only NAME ...   # some figures; merged into the results file
 
+A full run (neither ``--quick`` nor ``--only``) then writes its results into the READMEs' and
+docs' generated tables (tables.py): the committed tables always show the committed results.
+
 Each worker (``--worker NAME``) runs in a fresh process, so one figure's heap, threads and
 patches never touch the next one's timing. A worker may give several figures that share arms
 (e.g. the in-process workload with the instrumentor off, on, unsampled and without content):
@@ -278,6 +281,9 @@ def main() -> None:
         f"({cpu_total:.0f} s of CPU; load average now {os.getloadavg()[0]:.1f})"
     )
     print(f"written to {out.relative_to(BENCH_DIR.parent)}")
+    if not args.quick and not args.only:
+        # The tables show a whole run: after --only they would mix runs (tables.py by hand).
+        tables.main()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,13 @@
 """Write the latest results (bench/results.json) into the README and bench/README.md tables.
 
-Usage: ``python bench/tables.py`` after a full ``bench/run.py``. The tables sit between
-``<!-- results:start -->`` and ``<!-- results:end -->`` in both files; nothing else is touched.
+A full ``bench/run.py`` (``make bench``) calls :func:`main` once it has written its results;
+``python bench/tables.py`` does the same by hand (after an ``--only`` run, whose figures are
+merged into results.json, run.py leaves the tables alone: they would mix runs). Each table sits
+between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``: ``results`` (every figure) in
+bench/README.md, ``summary`` (the users' table: per update, instructions and µs on a quiet core
+of ours, the SDK floor's and a2a-sdk's own tracing) in README.md and
+docs/explanation/performance.md, ``sampling`` in docs/how-to/sampling.md; nothing outside the
+markers is touched.
 """
 
 from __future__ import annotations
