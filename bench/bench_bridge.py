@@ -64,7 +64,7 @@ from agent import (
     tracer_provider,
 )
 from bench_sdk_tracing import sdk_tracing
-from benchlib import BRIDGE_ROWS, Arm, Figure, interleave_arms, ratio_figure
+from benchlib import BRIDGE_ROWS, Arm, Figure, Warmup, interleave_arms, ratio_figure
 from floor import FloorObserver, floor_turn
 
 T = TypeVar("T")
@@ -82,6 +82,9 @@ ARMS = (
     "floor_content",
 )
 """The in-process arms, in the order they run (reversed every other repetition)."""
+
+WARMUP_TURNS = 2
+"""Turns of each arm's warm-up run (a whole repetition, 20 turns, until December 2026)."""
 
 Measure = Callable[[Callable[[], None]], T]
 """Runs the turns it is given (a thunk) and returns what it measured of them."""
@@ -235,13 +238,21 @@ def run(quick: bool) -> list[Figure]:
 
         return run_arm
 
+    def warm(name: str) -> Warmup:
+        # Each arm's warm-up: WARMUP_TURNS of the same turns, checked as the timed ones are.
+        return lambda: arms.run(name, WARMUP_TURNS, cpu_and_wall)
+
     try:
-        samples = interleave_arms({name: arm(name) for name in ARMS}, reps=5, warmup=1)
+        samples = interleave_arms(
+            {name: arm(name) for name in ARMS},
+            reps=5,
+            warmup={name: warm(name) for name in ARMS},
+        )
     finally:
         arms.close()
 
     def wall(name: str) -> float:
-        timed = sorted(walls[name][1:])  # the warm-up repetition is not a sample
+        timed = sorted(walls[name])
         return timed[len(timed) // 2]
 
     workload = (

@@ -42,6 +42,10 @@ from floor import FloorObserver, floor_turn
 
 ENDPOINT_ENV = "BENCH_OTLP_ENDPOINT"
 
+WARMUP_TURNS = (2, 25)
+"""(turns, tool calls) of each arm's warm-up run in the sequential workers: every code path
+of a repetition, in 2 turns instead of 10 or 20 (a full repetition until December 2026)."""
+
 # Services are "<prefix>-caller" and "<prefix>-callee": the bridge's arms, and the SDK floor's.
 BRIDGE_SERVICE = "bench"
 FLOOR_SERVICE = "bench-floor"
@@ -98,59 +102,83 @@ class Bench:
         self.agent = ScriptedAgent()
         self.instrumentor = A2AProgressInstrumentor()
         self.runner = asyncio.Runner()
+        # The timed repetitions' wall clocks, by arm label (warm-ups are not samples).
         self.walls: dict[str, list[float]] = {}
-        # Repetitions that exported spans, by arm label (the parent checks them at the receiver).
-        self.exported_reps: dict[str, int] = {}
+        # The traces each arm label exported, by tool calls per trace (warm-ups and connection
+        # turns included): the parent checks every one at the receiver.
+        self.traces: dict[str, dict[int, int]] = {}
 
     @property
     def updates(self) -> int:
         return self.turns * self.tools * UPDATES_PER_TOOL
 
     async def _serve_and_run(
-        self, agent: ScriptedAgent | None = None, turn: TurnRunner = run_turn
+        self, size: tuple[int, int], agent: ScriptedAgent | None = None, turn: TurnRunner = run_turn
     ) -> tuple[float, float]:
         async with serve_agent(agent or self.agent, grpc_port=None) as served:
             client = create_client(served.card_for("jsonrpc"))
             try:
                 await turn(client, 1)  # connection set up, outside the clock
-                return await self._timed_turns(client, turn)
+                return await self._timed_turns(client, turn, size)
             finally:
                 await client.close()
 
-    async def _timed_turns(self, client: Any, turn: TurnRunner) -> tuple[float, float]:
+    async def _timed_turns(
+        self, client: Any, turn: TurnRunner, size: tuple[int, int]
+    ) -> tuple[float, float]:
+        turns, tools = size
+        concurrent = min(self.concurrent, turns)
         results: list[TurnResult] = []
         cpu, wall = time.process_time(), time.perf_counter()
-        for _ in range(self.turns // self.concurrent):
-            turns = (turn(client, self.tools) for _ in range(self.concurrent))
-            results += await asyncio.gather(*turns)
+        for _ in range(turns // concurrent):
+            batch = (turn(client, tools) for _ in range(concurrent))
+            results += await asyncio.gather(*batch)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        if len(results) != self.turns or not all(result.completed for result in results):
+        if len(results) != turns or not all(result.completed for result in results):
             raise AssertionError("a turn did not complete")
         return cpu, wall
 
-    def arm(self, label: str, endpoint: str | None) -> Callable[[], float]:
-        """One arm: instrumented and exporting to ``endpoint``, or (None) uninstrumented."""
+    def ran(self, label: str, turns: int, tools: int) -> None:
+        """Record a repetition of arm ``label`` that exported its spans: its connection turn
+        of one tool call and ``turns`` turns of ``tools``."""
+        traces = self.traces.setdefault(label, {})
+        traces[1] = traces.get(1, 0) + 1
+        traces[tools] = traces.get(tools, 0) + turns
+
+    def _sized(self, warmup: tuple[int, int] | None) -> tuple[int, int]:
+        return warmup or (self.turns, self.tools)
+
+    def arm(
+        self, label: str, endpoint: str | None, *, warmup: tuple[int, int] | None = None
+    ) -> Callable[[], float]:
+        """One arm: instrumented and exporting to ``endpoint``, or (None) uninstrumented.
+        ``warmup``: (turns, tools) of this arm's shorter warm-up run instead, not a sample."""
+        size = self._sized(warmup)
 
         def run() -> float:
             telemetry = Telemetry(endpoint) if endpoint is not None else None
             if telemetry is not None:
                 self.instrumentor.instrument(**telemetry.kwargs())
             try:
-                cpu, wall = self.runner.run(self._serve_and_run())
+                cpu, wall = self.runner.run(self._serve_and_run(size))
             finally:
                 if telemetry is not None:
                     self.instrumentor.uninstrument()
                     telemetry.shutdown(dead=label == "dead")
             if label == "live":
-                self.exported_reps[label] = self.exported_reps.get(label, 0) + 1
-            self.walls.setdefault(label, []).append(wall)
+                self.ran(label, *size)
+            if warmup is None:
+                self.walls.setdefault(label, []).append(wall)
             return cpu
 
         return run
 
-    def floor_arm(self, label: str, endpoint: str) -> Callable[[], float]:
+    def floor_arm(
+        self, label: str, endpoint: str, *, warmup: tuple[int, int] | None = None
+    ) -> Callable[[], float]:
         """The OpenTelemetry SDK floor (floor.py): the instrumentor off, the same spans and
         metrics made in place by the agent and the caller loop, exported the same way."""
+        size = self._sized(warmup)
 
         def run() -> float:
             telemetry = Telemetry(endpoint, service=FLOOR_SERVICE)
@@ -163,11 +191,12 @@ class Bench:
                 return floor_turn(client, tools, caller, metrics, content=False)
 
             try:
-                cpu, wall = self.runner.run(self._serve_and_run(agent, turn))
+                cpu, wall = self.runner.run(self._serve_and_run(size, agent, turn))
             finally:
                 telemetry.shutdown(dead=False)
-            self.exported_reps[label] = self.exported_reps.get(label, 0) + 1
-            self.walls.setdefault(label, []).append(wall)
+            self.ran(label, *size)
+            if warmup is None:
+                self.walls.setdefault(label, []).append(wall)
             return cpu
 
         return run
@@ -181,9 +210,9 @@ class Bench:
         target: float,
         notes: str,
     ) -> Figure:
-        wall_a, wall_b = (statistics.median(self.walls[label][1:]) for label in labels)
+        wall_a, wall_b = (statistics.median(self.walls[label]) for label in labels)
         # The arm whose spans reached the receiver (the dead collector's live arm, not "dead").
-        exported = next((label for label in labels if self.exported_reps.get(label)), labels[0])
+        exported = next((label for label in labels if self.traces.get(label)), labels[0])
         return ratio_figure(
             name,
             samples,
@@ -197,18 +226,20 @@ class Bench:
             extra={
                 "wall_ratio": round(wall_a / wall_b, 4),
                 # The parent checks these at the receiver (run.py).
-                "expect_spans": {
-                    "service": FLOOR_SERVICE if exported == "floor" else BRIDGE_SERVICE,
-                    "reps": self.exported_reps.get(exported, 0),
-                    "turns_per_rep": self.turns,
-                    "tools_per_trace": self.tools,
-                    "warmup_tools": 1,
-                },
+                "expect_spans": expect_spans(
+                    FLOOR_SERVICE if exported == "floor" else BRIDGE_SERVICE,
+                    self.traces.get(exported, {}),
+                ),
             },
         )
 
     def close(self) -> None:
         self.runner.close()
+
+
+def expect_spans(service: str, traces: dict[int, int]) -> dict[str, Any]:
+    """What the parent checks at the receiver (run.py): ``service``'s traces, by tool calls."""
+    return {"service": service, "traces": {str(tools): n for tools, n in sorted(traces.items())}}
 
 
 def endpoint() -> str:
@@ -219,11 +250,16 @@ def endpoint() -> str:
 def run_dead_collector(quick: bool) -> Figure:
     # 1,000 updates a repetition (2,000 until December 2026: make bench under 10 minutes).
     bench = Bench(turns=4 if quick else 10, tools=25, concurrent=1)
+    dead, live = refused_endpoint(), endpoint()
     try:
         samples = interleave(
-            bench.arm("dead", refused_endpoint()),
-            bench.arm("live", endpoint()),
+            bench.arm("dead", dead),
+            bench.arm("live", live),
             reps=3 if quick else 5,
+            warmup=(
+                bench.arm("dead", dead, warmup=WARMUP_TURNS),
+                bench.arm("live", live, warmup=WARMUP_TURNS),
+            ),
         )
         return bench.figure(
             "e2e_dead_collector",
@@ -244,8 +280,16 @@ def run_concurrency(quick: bool) -> Figure:
         turns=10 if quick else 50, tools=8 if quick else 24, concurrent=10 if quick else 50
     )
     try:
+        # The warm-up: the same concurrent turns, 2 tool calls each.
+        warmup = (bench.concurrent, 2)
         samples = interleave(
-            bench.arm("live", endpoint()), bench.arm("off", None), reps=3 if quick else 5
+            bench.arm("live", endpoint()),
+            bench.arm("off", None),
+            reps=3 if quick else 5,
+            warmup=(
+                bench.arm("live", endpoint(), warmup=warmup),
+                bench.arm("off", None, warmup=warmup),
+            ),
         )
         return bench.figure(
             "concurrency",

@@ -41,6 +41,7 @@ tracer for a no-op.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import statistics
@@ -60,19 +61,25 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.serving import create_client
 from agent import UPDATES_PER_TOOL, TurnResult, TurnRunner, run_turn, tracer_provider
-from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint
+from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint, expect_spans
 from bench_sdk_tracing import sdk_tracing
-from benchlib import BENCH_DIR, Figure, cpu_by_thread, gc_collections, interleave_arms, ratio_figure
+from benchlib import BENCH_DIR, Figure, arm_order, cpu_by_thread, gc_collections, ratio_figure
 from floor import floor_turn
 from probe import PROBE_ENV, Probe, valgrind_prefix
 
 TOOLS_PER_TURN = 375
+WARMUP_TOOLS = 25
+"""Tool calls of each arm's turn in the warm-up round (a whole 375-call repetition until
+December 2026): it warms this process (imports, the first export of each kind); every callee
+is a fresh process, warmed by its one-tool connection turn as in every repetition."""
 
 
 class _Callee:
-    """The callee process of one repetition."""
+    """The callee process of one repetition, started at once; :attr:`card` waits until it
+    serves."""
 
     def __init__(self, arm: str) -> None:
+        self.arm = arm
         command = [sys.executable, str(BENCH_DIR / "callee_process.py"), arm]
         if os.environ.get(PROBE_ENV) == "callgrind":
             command = valgrind_prefix(Path(os.environ["BENCH_PROBE_DIR"]), arm) + command
@@ -86,7 +93,14 @@ class _Callee:
         if self.process.stdin is None or self.process.stdout is None:
             raise RuntimeError("the callee process has no pipes")
         self._stdin, self._stdout = self.process.stdin, self.process.stdout
-        self.card = json_format.Parse(self._stdout.readline(), AgentCard())
+        self._card: AgentCard | None = None
+
+    @property
+    def card(self) -> AgentCard:
+        """The callee's agent card, printed once it serves (its imports and set-up done)."""
+        if self._card is None:
+            self._card = json_format.Parse(self._stdout.readline(), AgentCard())
+        return self._card
 
     def ask(self, command: str) -> str:
         """Send one command line (callee_process.py's protocol); its one-line answer."""
@@ -150,6 +164,9 @@ class Deployed:
     """The arms of one worker: each :meth:`sample` is one repetition (a fresh callee process,
     one warm-up turn of one tool call, then ``turns`` turns of ``tools`` tool calls)."""
 
+    _next: _Callee | None = None
+    """The next repetition's callee, started as the previous one's timed turns ended."""
+
     def __init__(self, turns: int = 1, tools: int = TOOLS_PER_TURN) -> None:
         self.bench = Bench(turns=turns, tools=tools, concurrent=1)  # span checks
         self._sdk_provider = tracer_provider(
@@ -159,13 +176,26 @@ class Deployed:
         sdk_tracing(False)
 
     def close(self) -> None:
+        if self._next is not None:
+            self._next.stop()
         self.bench.close()
         self._sdk_provider.shutdown()
 
-    def sample(self, name: str, probe: Path | None = None) -> Sample:
+    def sample(
+        self,
+        name: str,
+        probe: Path | None = None,
+        *,
+        tools: int | None = None,
+        then: str | None = None,
+    ) -> Sample:
         """One repetition of arm ``name``; with ``probe``, probe.py's probe runs in both
         processes over the timed turns, its output labelled ``<probe>/<arm>-caller`` and
-        ``<probe>/<arm>-callee``."""
+        ``<probe>/<arm>-callee``. ``tools``: tool calls of its turns instead of the worker's
+        (a shorter warm-up run). ``then``: the arm of the next repetition, whose callee is
+        started as soon as this one's timed turns end: its start-up (imports, ~2 s of CPU)
+        runs during this repetition's teardown (flushing the telemetry, stopping the callee),
+        never during timed turns, and it waits for a command before its own."""
         bench, telemetry = self.bench, None
         turn: TurnRunner = run_turn
         if name == "ours":
@@ -175,9 +205,21 @@ class Deployed:
             telemetry = Telemetry(endpoint(), service=FLOOR_SERVICE)
             turn = floor_caller(telemetry)
         sdk_tracing(name == "sdk")
-        callee = _Callee(name)
+        callee, self._next = self._next, None
+        if callee is None or callee.arm != name:
+            if callee is not None:
+                callee.stop()
+            callee = _Callee(name)
+        size = bench.turns, tools or bench.tools
+
+        def timed_turns_ended() -> None:
+            if then is not None:
+                self._next = _Callee(then)
+
         try:
-            sample = bench.runner.run(_timed(callee, self.bench, turn, name, probe))
+            sample = bench.runner.run(
+                _timed(callee, size, turn, name, probe=probe, ended=timed_turns_ended)
+            )
         finally:
             callee.stop()
             sdk_tracing(False)
@@ -187,7 +229,7 @@ class Deployed:
                 telemetry.shutdown(dead=False)
             self._sdk_provider.force_flush()
         if telemetry is not None:
-            bench.exported_reps[name] = bench.exported_reps.get(name, 0) + 1
+            bench.ran(name, *size)
         return sample
 
 
@@ -198,24 +240,24 @@ def run(quick: bool) -> list[Figure]:
     cpus: dict[str, list[float]] = {}
     splits: dict[str, list[Sample]] = {}
 
-    def arm(name: str) -> Callable[[], float]:
-        def run_arm() -> float:
-            sample = deployed.sample(name)
-            bench.walls.setdefault(name, []).append(sample.wall)
-            cpus.setdefault(name, []).append(sample.cpu)
-            splits.setdefault(name, []).append(sample)
-            return sample.wall
-
-        return run_arm
-
+    samples: dict[str, list[float]] = {}
+    # A warm-up round (each arm once, a turn of WARMUP_TOOLS), then the repetitions, the arms'
+    # order reversed every other one (benchlib.interleave_arms' order).
+    order = [(name, True) for name in ARMS] + [
+        (name, False) for rep in range(3 if quick else 7) for name in arm_order(ARMS, rep)
+    ]
     try:
-        samples = interleave_arms({name: arm(name) for name in ARMS}, reps=3 if quick else 7)
+        for index, (name, warmup) in enumerate(order):
+            then = order[index + 1][0] if index + 1 < len(order) else None
+            gc.collect()
+            sample = deployed.sample(name, tools=WARMUP_TOOLS if warmup else None, then=then)
+            if not warmup:
+                samples.setdefault(name, []).append(sample.wall)
+                cpus.setdefault(name, []).append(sample.cpu)
+                splits.setdefault(name, []).append(sample)
     finally:
         deployed.close()
     wall = {name: statistics.median(values) for name, values in samples.items()}
-    # The first repetition of each arm is interleave_arms' warm-up: not a sample.
-    cpus = {name: values[1:] for name, values in cpus.items()}
-    splits = {name: values[1:] for name, values in splits.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
     updates = turns * TOOLS_PER_TURN * UPDATES_PER_TOOL
     # What each adds to the untraced turn, paired by repetition (see the module docstring);
@@ -261,13 +303,7 @@ def run(quick: bool) -> list[Figure]:
         notes=f"{workload}; ours vs neither traced, {measured}",
         extra={
             **extra,
-            "expect_spans": {
-                "service": BRIDGE_SERVICE,
-                "reps": bench.exported_reps.get("ours", 0),
-                "turns_per_rep": turns,
-                "tools_per_trace": TOOLS_PER_TURN,
-                "warmup_tools": 1,
-            },
+            "expect_spans": expect_spans(BRIDGE_SERVICE, bench.traces.get("ours", {})),
         },
     )
     acceptance = ratio_figure(
@@ -337,9 +373,16 @@ def floor_caller(telemetry: Telemetry) -> TurnRunner:
 
 
 async def _timed(
-    callee: _Callee, bench: Bench, turn: TurnRunner, name: str, probe: Path | None
+    callee: _Callee,
+    size: tuple[int, int],
+    turn: TurnRunner,
+    name: str,
+    *,
+    probe: Path | None,
+    ended: Callable[[], None],
 ) -> Sample:
-    """Wall and CPU (per process and thread) of ``bench``'s turns, after a one-tool warm-up."""
+    """Wall and CPU (per process and thread) of ``size`` (turns, tool calls each), after a
+    one-tool warm-up; ``ended()`` is called as soon as the clocks have been read."""
     client: Any = create_client(callee.card)
     here = Probe()
     try:
@@ -348,8 +391,8 @@ async def _timed(
             callee.ask("probe start")
             here.start()
         callee_cpu, cpu, wall = callee.cpu(), CpuReading.here(), time.perf_counter()
-        for _ in range(bench.turns):
-            result = await turn(client, bench.tools)
+        for _ in range(size[0]):
+            result = await turn(client, size[1])
             if not result.completed:
                 raise AssertionError(f"turn did not complete: {result}")
         wall = time.perf_counter() - wall
@@ -357,6 +400,7 @@ async def _timed(
         if probe is not None:
             here.stop(probe / f"{name}-caller")
             callee.ask(f"probe stop {probe / f'{name}-callee'}")
+        ended()
         return sample
     finally:
         await client.close()

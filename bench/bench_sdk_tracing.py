@@ -30,7 +30,7 @@ from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
 from agent import UPDATES_PER_TOOL, tracer_provider
-from bench_e2e import Bench, endpoint
+from bench_e2e import WARMUP_TURNS, Bench, endpoint
 from benchlib import Figure, interleave_arms, ratio_figure
 
 SDK_SERVICE = "bench-a2a-sdk"
@@ -69,24 +69,30 @@ def run(quick: bool) -> list[Figure]:
     )
     trace.set_tracer_provider(sdk_provider)
     sdk_tracing(False)
-    sdk = bench.arm("sdk", None)
 
-    def sdk_arm() -> float:
-        sdk_tracing(True)
-        try:
-            return sdk()
-        finally:
-            sdk_tracing(False)
-            sdk_provider.force_flush()  # the spans still queued, outside the clock
+    def sdk_arm(warmup: tuple[int, int] | None = None) -> Callable[[], float]:
+        sdk = bench.arm("sdk", None, warmup=warmup)
 
-    arms: dict[str, Callable[[], float]] = {
-        "live": bench.arm("live", endpoint()),
-        "off": bench.arm("off", None),
-        "sdk": sdk_arm,
-        "floor": bench.floor_arm("floor", endpoint()),
-    }
+        def run() -> float:
+            sdk_tracing(True)
+            try:
+                return sdk()
+            finally:
+                sdk_tracing(False)
+                sdk_provider.force_flush()  # the spans still queued, outside the clock
+
+        return run
+
+    def arms(warmup: tuple[int, int] | None = None) -> dict[str, Callable[[], float]]:
+        return {
+            "live": bench.arm("live", endpoint(), warmup=warmup),
+            "off": bench.arm("off", None, warmup=warmup),
+            "sdk": sdk_arm(warmup),
+            "floor": bench.floor_arm("floor", endpoint(), warmup=warmup),
+        }
+
     try:
-        samples = interleave_arms(arms, reps=3 if quick else 5)
+        samples = interleave_arms(arms(), reps=3 if quick else 5, warmup=arms(WARMUP_TURNS))
     finally:
         bench.close()
         sdk_provider.shutdown()

@@ -14,7 +14,7 @@ import platform
 import statistics
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -68,11 +68,19 @@ Arm = Callable[[], float]
 """Runs one repetition of one arm and returns the seconds it measured (setup excluded)."""
 
 
-def interleave(a: Arm, b: Arm, *, reps: int, warmup: int = 1) -> tuple[list[float], list[float]]:
-    """Run ``a`` and ``b`` alternately: ``warmup`` untimed pairs, then ``reps`` timed pairs."""
-    for _ in range(warmup):
-        a()
-        b()
+Warmup = Callable[[], object]
+"""Runs an arm once, untimed, before its repetitions: a shorter repetition of the same arm (the
+same code paths, imports and caches as a timed one; a repetition sets up its own server,
+client or handler, so nothing of it carries over but the process's warmth)."""
+
+
+def interleave(
+    a: Arm, b: Arm, *, reps: int, warmup: tuple[Warmup, Warmup] | None = None
+) -> tuple[list[float], list[float]]:
+    """Run ``a`` and ``b`` alternately: one untimed pair (``warmup``, by default ``a`` and
+    ``b`` themselves), then ``reps`` timed pairs."""
+    for run in warmup or (a, b):
+        run()
     samples_a: list[float] = []
     samples_b: list[float] = []
     for rep in range(reps):
@@ -88,18 +96,23 @@ def interleave(a: Arm, b: Arm, *, reps: int, warmup: int = 1) -> tuple[list[floa
     return samples_a, samples_b
 
 
-def interleave_arms(arms: dict[str, Arm], *, reps: int, warmup: int = 1) -> dict[str, list[float]]:
+def interleave_arms(
+    arms: dict[str, Arm], *, reps: int, warmup: Mapping[str, Warmup] | None = None
+) -> dict[str, list[float]]:
     """Like :func:`interleave` for any number of arms: the order reverses every repetition."""
-    order = list(arms)
-    for _ in range(warmup):
-        for name in order:
-            arms[name]()
-    samples: dict[str, list[float]] = {name: [] for name in order}
+    for name in arms:
+        (warmup or arms)[name]()
+    samples: dict[str, list[float]] = {name: [] for name in arms}
     for rep in range(reps):
-        for name in order if rep % 2 == 0 else reversed(order):
+        for name in arm_order(tuple(arms), rep):
             gc.collect()
             samples[name].append(arms[name]())
     return samples
+
+
+def arm_order(names: Sequence[str], rep: int) -> Sequence[str]:
+    """The arms' order in repetition ``rep`` (from 0): as given, reversed every other one."""
+    return names if rep % 2 == 0 else names[::-1]
 
 
 def alternating(

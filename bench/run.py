@@ -162,18 +162,18 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
 
 
 def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
-    """Check, at the receiver, every span the worker's instrumented repetitions exported.
+    """Check, at the receiver, every span the worker's instrumented runs exported.
 
-    Each repetition runs one warm-up turn of ``warmup_tools`` tool calls, then
-    ``turns_per_rep`` turns of ``tools_per_trace``. Per trace (one turn): one caller CLIENT
-    span, one callee SERVER span under it, and on each side one ``execute_tool`` span per tool
-    call under that side's turn span, ended ``done`` with no error.
+    ``expect_spans`` gives the service prefix and how many traces (turns) of each number of
+    tool calls were run: timed turns, warm-up turns and each run's one-tool connection turn.
+    Per trace (one turn): one caller CLIENT span, one callee SERVER span under it, and on each
+    side one ``execute_tool`` span per tool call under that side's turn span, ended ``done``
+    with no error.
     """
     expect = result.pop("expect_spans")
     services = (f"{expect['service']}-caller", f"{expect['service']}-callee")
-    reps, turns = expect["reps"], expect["turns_per_rep"]
-    tools, warmup_tools = expect["tools_per_trace"], expect["warmup_tools"]
-    wanted_spans = 2 * reps * (turns * (1 + tools) + 1 + warmup_tools)
+    wanted_sizes = {int(tools): n for tools, n in expect["traces"].items()}
+    wanted_spans = sum(2 * n * (1 + tools) for tools, n in wanted_sizes.items())
     problems: list[str] = []
 
     def ours(got: list[Any]) -> list[Any]:
@@ -199,7 +199,6 @@ def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
             problems.append(problem)
         n_tools = sum(s.name.startswith("execute_tool") for s in trace_spans) // 2
         sizes[n_tools] = sizes.get(n_tools, 0) + 1
-    wanted_sizes = {tools: reps * turns, warmup_tools: reps}
     if sizes != wanted_sizes:
         problems.append(f"traces by tool calls {sizes}, expected {wanted_sizes}")
     result["spans_verified"] = not problems
