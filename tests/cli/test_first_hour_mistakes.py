@@ -15,6 +15,7 @@ from a2a_progress.cli.arguments import header
 from a2a_progress.cli.errors import ExitCode
 from a2a_progress.serving import serve_agent
 from support.listeners import NOT_HTTP, tcp_listener
+from support.processes import taken_port
 
 RAW_TEXT = ("illegal", "developer.mozilla.org", "[SSL", "Errno", "bytearray", "Traceback")
 
@@ -253,3 +254,17 @@ async def test_a_header_value_that_http_cannot_carry_is_refused_without_echoing_
         assert listener.connections == 0
     result.assert_one_line_error(ExitCode.USAGE, "--header", "printable ASCII")
     assert value not in result.stderr
+
+
+@pytest.mark.parametrize("flag", ["--port", "--grpc-port"])
+async def test_serve_demo_on_a_taken_port_says_which_flag_to_change(
+    monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    # A second demo agent started with the first one's defaults (9999, gRPC 50051).
+    other = "--grpc-port" if flag == "--port" else "--port"
+    with taken_port() as port:
+        result = await run_cli(monkeypatch, "serve-demo", flag, str(port), other, "0")
+    result.assert_one_line_error(
+        ExitCode.PORT_IN_USE, f"cannot listen on 127.0.0.1:{port}: the port is taken", flag
+    )
+    assert_no_raw_text(result.stderr)

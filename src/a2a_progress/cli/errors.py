@@ -54,7 +54,7 @@ exit codes:
   7    cannot reach the agent (connection refused, DNS, timeout, network error)
   8    the URL does not serve an A2A agent card
   9    the agent cannot do what was asked (no streaming, unknown task id, protocol error)
-  10   cannot listen: the port is taken (a2a-progress traces)
+  10   cannot listen: the port is taken (traces, serve-demo)
   11   cancel: the task had already ended (completed, failed or rejected): nothing to cancel
   130  interrupted (Ctrl-C)
   141  stdout was closed early (e.g. piped into head)"""
