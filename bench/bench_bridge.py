@@ -3,7 +3,7 @@ proxy and caller wrapper.
 
 A real :class:`DefaultRequestHandler` runs the benchmark agent (agent.py) and a real
 ``BaseClient`` streams each turn through an in-process transport, so no network or encoding
-blurs the figures: 20 turns of 25 tool calls, 4 working updates each. Seven arms run in this
+blurs the figures: 10 turns of 25 tool calls, 4 working updates each. Seven arms run in this
 one process, interleaved (the order reverses every repetition):
 
 - ``off``: the instrumentor off, the baseline of every figure;
@@ -222,10 +222,14 @@ async def _client(served: AgentExecutor) -> tuple[BaseClient, DefaultRequestHand
 
 
 def run(quick: bool) -> list[Figure]:
-    # 2,000 updates a repetition (6,000 until the emitter's redaction made the untraced agent
-    # ~2x slower per update): the instruction counts (bench_ir.py) are the primary in-process
-    # figures, these CPU ratios move by ~0.1 between runs whatever the length.
-    turns, tools = (8, 25) if quick else (20, 25)
+    # 1,000 updates a repetition (6,000 until the emitter's redaction made the untraced agent
+    # ~2x slower per update, 2,000 until December 2026): the instruction counts (bench_ir.py)
+    # are the primary in-process figures, and these CPU ratios spread with the machine's
+    # drift, not the length. 20 and 10 turns in one run, interleaved, at a load of 6-7: every
+    # arm's per-repetition ratios spread as much or less at 10 (content_off 0.46 vs 0.75,
+    # unsampled 0.50 vs 0.54, floor 0.32 vs 0.50), medians within that spread (1.45 vs 1.56,
+    # 1.38 vs 1.35, 1.21 vs 1.25; bench/README.md "Time").
+    turns, tools = (8, 25) if quick else (10, 25)
     updates = turns * tools * UPDATES_PER_TOOL
     arms = InProcessArms(tools)
     walls: dict[str, list[float]] = {}

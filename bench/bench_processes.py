@@ -5,8 +5,11 @@ cycle the bridge spends. What a user waits for is the wall clock of a turn with 
 own process (on this machine, two cores). Each repetition starts the callee
 (callee_process.py) in a fresh process, streams one turn of 375 tool calls (1,500 working
 updates) to it over JSON-RPC from this process after a one-tool warm-up turn, and stops it.
-Four arms, interleaved (the order reverses every repetition), 7 repetitions after a warm-up
-round (5 from the full run of 2 December 2026 until the paired statistic below):
+Four arms, interleaved (the order reverses every repetition), 7 repetitions (5 from the full
+run of 2 December 2026 until the paired statistic below) after a warm-up round of one 25-call
+turn per arm (a whole repetition until December 2026). The next repetition's callee is started
+as soon as the current one's timed turn has ended, so its start-up overlaps the teardown,
+never a timed turn:
 
 - ``off``: nothing traced on either side;
 - ``ours``: :class:`A2AProgressInstrumentor` on both sides, spans and metrics over OTLP/HTTP to

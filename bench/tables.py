@@ -27,7 +27,7 @@ WHAT = {
     ),
     "consumer_memory": "peak RSS growth, 1M envelopes over 10,000 streams",
     "bridge_inprocess": (
-        "2,000 updates through callee proxy + caller wrapper, the defaults (sampled, content "
+        "1,000 updates through callee proxy + caller wrapper, the defaults (sampled, content "
         "off) vs instrumentor off"
     ),
     "bridge_unsampled": (
