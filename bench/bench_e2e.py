@@ -16,10 +16,10 @@ start and stop, and the flush of the spans still queued at the end, are outside 
 exporter threads send inside the clock depends on the run's length: a BatchSpanProcessor
 exports when 512 spans are queued or every 5 s. 20 turns of 25 calls (e2e_loopback) queue 522
 spans a side, so one batch is triggered during the last turn; 10 turns (e2e_dead_collector)
-queue 262 in ~2 s, so neither of its arms exports anything inside the clock; 50 turns of 24
-(concurrency) trigger two batches and the timer. The figure is the process's CPU time (user +
-system, all threads: the exporter threads count); wall-clock medians are reported beside it.
-The parent process then checks every span at the receiver.
+queue 262 in ~2 s, so neither of its arms exports anything inside the clock; 50 turns of 12
+(concurrency) queue 652 a side in ~7 s: one batch and the timer. The figure is the process's
+CPU time (user + system, all threads: the exporter threads count); wall-clock medians are
+reported beside it. The parent process then checks every span at the receiver.
 """
 
 from __future__ import annotations
@@ -281,7 +281,14 @@ def run_dead_collector(quick: bool) -> Figure:
 
 def run_concurrency(quick: bool) -> Figure:
     bench = Bench(
-        turns=10 if quick else 50, tools=8 if quick else 24, concurrent=10 if quick else 50
+        # 12 tool calls a turn (24 until December 2026): both lengths in one run, interleaved
+        # (5 repetitions, load 6-8), per-repetition ratios ranged 1.15-1.53 at 24 and 1.24-1.48
+        # at 12 (medians of them 1.27 and 1.30; ratios of the medians 1.35 and 1.25), the
+        # untraced arm 2,660 and 2,708 us per update (bench/README.md "How long a full run
+        # takes"). Still 50 turns at once, and their export: one 512-span batch and the timer.
+        turns=10 if quick else 50,
+        tools=8 if quick else 12,
+        concurrent=10 if quick else 50,
     )
     try:
         # The warm-up: the same concurrent turns, 2 tool calls each.
