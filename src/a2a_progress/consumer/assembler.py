@@ -60,6 +60,15 @@ def _view_event(event: Any) -> EventView:
     return view_event(event)
 
 
+def _working_progress(event: Any) -> tuple[str, str, float | None, Envelope, str] | None:
+    """The seam's ``working_progress``, imported on first use (as `_view_event`)."""
+    global _working_progress  # noqa: PLW0603 - replaced by the seam's own function once imported
+    from a2a_progress.sdk.adapter import working_progress
+
+    _working_progress = working_progress
+    return working_progress(event)
+
+
 class ProgressAssembler(ProgressRules):
     """Per-turn progress state for any number of concurrent turns, keyed by task id.
 
@@ -145,7 +154,12 @@ class ProgressAssembler(ProgressRules):
     @property
     def last_event(self) -> EventView | None:
         """The view of the latest event fed (its task id, context id, state), None before any."""
-        return self._last_event
+        event = self._last_event
+        if event is None or type(event) is EventView:
+            return event
+        view: EventView = _view_event(event)
+        self._last_event = view
+        return view
 
     @property
     def dialects(self) -> frozenset[str]:
@@ -172,6 +186,12 @@ class ProgressAssembler(ProgressRules):
         the one read from the event for that Part; ignored for other events and for messages
         of several Parts.
         """
+        if envelope is None and (read := _working_progress(event)) is not None:
+            # Most events of a stream: a WORKING update whose lone Part carries a usable
+            # envelope, read without its view (built only if `last_event` is asked for).
+            self._last_event = event
+            task_id, context_id, at, found, text = read
+            return self._working(task_id, context_id, at, found, text)
         return self.feed_view(_view_event(event), envelope)  # positional: a faster call
 
     def feed_view(self, view: EventView, envelope: Envelope | None = None) -> list[Update]:
@@ -209,20 +229,7 @@ class ProgressAssembler(ProgressRules):
         updates as `feed`; `last_event` becomes None (there is no view).
         """
         self._last_event = None
-        self._last = _NONE
-        turn = self._turns.get(task_id) or self._turn(task_id, context_id)
-        updates: list[Update] = []
-        if turn is not None:
-            turn.state = _WORKING
-            if turn.awaiting_start:
-                turn.note_time(at, last_chance=True)
-            update = self._envelope(turn, envelope, fallback, at, False, None)
-            if update is not None:
-                updates.append(update)
-        if self._evicted:
-            updates[:0] = self._evicted
-            self._evicted = []
-        return updates
+        return self._working(task_id, context_id, at, envelope, fallback)
 
     def close(
         self, reason: EndReason = EndReason.STREAM_CLOSED, *, task_ids: Iterable[str] | None = None
@@ -238,6 +245,25 @@ class ProgressAssembler(ProgressRules):
             wanted = set(task_ids)
             turns = [turn for task_id, turn in self._turns.items() if task_id in wanted]
         return [self._end_turn(turn, reason, None, terminal=False) for turn in turns]
+
+    def _working(
+        self, task_id: str, context_id: str, at: float | None, envelope: Envelope, fallback: str
+    ) -> list[Update]:
+        """A WORKING update of one Part carrying ``envelope`` (the rules of `_status` for it)."""
+        self._last = _NONE
+        turn = self._turns.get(task_id) or self._turn(task_id, context_id)
+        updates: list[Update] = []
+        if turn is not None:
+            turn.state = _WORKING
+            if turn.awaiting_start:
+                turn.note_time(at, last_chance=True)
+            update = self._envelope(turn, envelope, fallback, at, False, None)
+            if update is not None:
+                updates.append(update)
+        if self._evicted:
+            updates[:0] = self._evicted
+            self._evicted = []
+        return updates
 
     # -- outcomes and turns ------------------------------------------------------------------
 

@@ -55,7 +55,9 @@ class ProgressRules:
         self._window_mask = (1 << reorder_window) - 1
         self._max_streams = max_streams
         self._last = Outcome.NONE
-        self._last_event: EventView | None = None
+        # The latest event's view, or the event itself when it was read without one (see
+        # ProgressAssembler.last_event).
+        self._last_event: EventView | Any = None
 
     def _report(self, outcome: Outcome) -> None:
         self._last = outcome
@@ -178,7 +180,7 @@ class ProgressRules:
     def _metadata(self, message: MessageView, replayed: bool) -> list[Mapping[str, Any]]:
         """Every metadata object of a working update: its event's (when live), its message's."""
         objects: list[Mapping[str, Any]] = []
-        view = self._last_event
+        view = self._last_event  # a view: dialects read only updates fed through feed_view
         if view is not None and not replayed and view.metadata is not None:
             objects.append(view.metadata)
         if message.metadata is not None:

@@ -41,6 +41,7 @@ if TYPE_CHECKING or LINE is SdkLine.V1:
         view_event,
         with_extensions,
         working_envelope,
+        working_progress,
         working_update,
     )
 else:
@@ -71,6 +72,7 @@ else:
         view_event,
         with_extensions,
         working_envelope,
+        working_progress,
         working_update,
     )
 
@@ -101,5 +103,6 @@ __all__ = [
     "view_event",
     "with_extensions",
     "working_envelope",
+    "working_progress",
     "working_update",
 ]

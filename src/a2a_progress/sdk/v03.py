@@ -93,6 +93,7 @@ __all__ = [
     "view_event",
     "with_extensions",
     "working_envelope",
+    "working_progress",
     "working_update",
 ]
 
@@ -269,6 +270,20 @@ def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
     if type(envelope) is not Envelope:
         return None  # view_event reads it again, for its exact reason
     return event.task_id, event.context_id, envelope, part
+
+
+def working_progress(event: object) -> tuple[str, str, float | None, Envelope, str] | None:
+    """``(task_id, context_id, time, envelope, fallback)`` of an update `working_envelope`
+    takes, else None (`view_event` reads it): the consumer rules' reading of it, without a
+    view. ``time`` is the status's, as in its view; ``fallback`` the Part's text ("" for
+    none)."""
+    read = working_envelope(event)
+    if read is None:
+        return None
+    task_id, context_id, envelope, part = read
+    root = part.root
+    text = root.text if isinstance(root, TextPart) else ""
+    return task_id, context_id, _time(_unwrap(event).status), envelope, text
 
 
 def part_string(part: Part, key: str) -> str | None:

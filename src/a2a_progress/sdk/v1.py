@@ -74,6 +74,7 @@ __all__ = [
     "view_event",
     "with_extensions",
     "working_envelope",
+    "working_progress",
     "working_update",
 ]
 
@@ -333,6 +334,36 @@ def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
     if type(envelope) is not Envelope:
         return None
     return event.task_id, event.context_id, envelope, part
+
+
+def working_progress(event: object) -> tuple[str, str, float | None, Envelope, str] | None:
+    """``(task_id, context_id, time, envelope, fallback)`` of a WORKING status update, wrapped
+    or bare, whose message is one Part carrying a usable envelope; else None (`view_event`
+    reads it).
+
+    What the consumer rules take of such an update (most events of a stream), read without a
+    view: `view_event` builds four tuples and reads the message's id and role, which the rules
+    never ask of an update that carries an envelope. ``time`` is the status's, as in its view;
+    ``fallback`` the Part's text ("" for none)."""
+    if type(event) is StreamResponse:
+        event = event.status_update  # unset: an empty one, whose state is not WORKING
+    elif type(event) is not TaskStatusUpdateEvent:
+        return None
+    status = event.status
+    if status.state != _WORKING:
+        return None
+    parts = status.message.parts  # an unset message reads as an empty one, and stays unset
+    if len(parts) != 1:
+        return None
+    part = parts[0]
+    value = part.metadata.fields.get(TFRS_KEY)
+    if value is None:
+        return None
+    # Not a string: "", rejected, and then read again by view_event for its exact reason.
+    envelope = decode(value.string_value)
+    if type(envelope) is not Envelope:
+        return None
+    return event.task_id, event.context_id, _time(status), envelope, part.text
 
 
 def part_string(part: Part, key: str) -> str | None:
