@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,11 @@ FIGURES = tuple(name for names in WORKERS.values() for name in names)
 
 # Workers that export OTLP to a receiver in this process.
 E2E_WORKERS = ("e2e_loopback", "e2e_dead_collector", "concurrency", "e2e_processes")
+
+# Workers that time nothing (instruction counts under callgrind; peak RSS): they run side by
+# side, never beside a timed worker. Each keeps two cores busy (two valgrind processes, two
+# memory probes), so on two cores this saves little (~5 s); on four it saves the shorter one.
+UNTIMED_WORKERS = ("consumer_memory", "ir_inprocess")
 
 
 def _runner(name: str) -> Callable[[bool], Figure | list[Figure]]:
@@ -119,7 +125,6 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
     if quick:
         command.append("--quick")
     started, load_before = time.monotonic(), os.getloadavg()[0]
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     receiver = None
     env = dict(os.environ)
     if name in E2E_WORKERS:
@@ -129,11 +134,11 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
         receiver = OtlpReceiver(http_port=0, grpc_port=None).start()
         env["BENCH_OTLP_ENDPOINT"] = receiver.http_endpoint
     try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
-        if done.returncode != 0:
-            sys.stderr.write(done.stderr)
-            raise SystemExit(f"{name}: worker failed with exit code {done.returncode}")
-        results: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
+        returncode, stdout, stderr, usage = _wait_for(command, env)
+        if returncode != 0:
+            sys.stderr.write(stderr)
+            raise SystemExit(f"{name}: worker failed with exit code {returncode}")
+        results: list[dict[str, Any]] = json.loads(stdout.strip().splitlines()[-1])
         if receiver is not None:
             for result in results:
                 if "expect_spans" in result:
@@ -142,13 +147,9 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
         if receiver is not None:
             receiver.stop()
     seconds = round(time.monotonic() - started, 1)
-    done_children = resource.getrusage(resource.RUSAGE_CHILDREN)
     # CPU time of the worker and every process it waited for (callee processes, valgrind): on
     # two quiet cores the worker's wall time is about this, less where it runs two at once.
-    cpu_seconds = round(
-        done_children.ru_utime + done_children.ru_stime - children.ru_utime - children.ru_stime,
-        1,
-    )
+    cpu_seconds = round(usage.ru_utime + usage.ru_stime, 1)
     found = versions()
     # The machine's 1-minute load average as the worker started and ended: on a shared machine
     # wall-clock figures move with it (instruction counts do not).
@@ -159,6 +160,31 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
         result["load_average"] = load
         result["versions"] = found
     return results
+
+
+def _wait_for(command: list[str], env: dict[str, str]) -> tuple[int, str, str, Any]:
+    """Run ``command``: its exit code, output, errors and resource usage (its own and that of
+    every process it waited for, from wait4: exact even with another worker running)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), usage
+
+
+def _steps(workers: list[str]) -> list[list[str]]:
+    """The workers in order, one at a time, but the untimed ones together where the first of
+    them comes."""
+    steps: list[list[str]] = []
+    untimed = [worker for worker in workers if worker in UNTIMED_WORKERS]
+    for worker in workers:
+        if worker not in UNTIMED_WORKERS:
+            steps.append([worker])
+        elif worker == untimed[0]:
+            steps.append(untimed)
+    return steps
 
 
 def _verify_spans(result: dict[str, Any], receiver: Any) -> None:
@@ -254,9 +280,11 @@ def main() -> None:
     results = []
     spent: dict[str, tuple[float, float, list[float]]] = {}
     started = time.monotonic()
-    for worker in workers:
-        print(f"running {worker} ...", flush=True)
-        for result in _run_worker(worker, args.quick):
+    for step in _steps(workers):
+        print(f"running {' and '.join(step)} ...", flush=True)
+        with ThreadPoolExecutor(len(step)) as pool:
+            ran = list(pool.map(lambda worker: _run_worker(worker, args.quick), step))
+        for worker, result in ((w, r) for w, got in zip(step, ran, strict=True) for r in got):
             print(
                 f"  {result['name']}: {_fmt(result['value'])} {result['unit']}, "
                 f"ratio {_fmt(result['ratio'])} ({result['seconds']} s)",
@@ -270,8 +298,10 @@ def main() -> None:
             json.dumps(ordered, indent=2) + "\n"
         )  # after each worker: partial runs survive
     print()
-    print(tables.table(results))
+    print(tables.table(sorted(results, key=lambda result: FIGURES.index(result["name"]))))
     print("\nper worker: wall s / CPU s of its processes / 1-min load average at start, end")
+    if len([worker for worker in workers if worker in UNTIMED_WORKERS]) > 1:
+        print(f"  ({' and '.join(UNTIMED_WORKERS)} ran side by side)")
     for worker, (wall, cpu, load) in spent.items():
         print(f"  {worker:>20}: {wall:6.0f} {cpu:6.0f}   {load[0]:.1f}, {load[1]:.1f}")
     cpu_total = sum(cpu for _, cpu, _ in spent.values())
