@@ -6,10 +6,14 @@ end reasons, late flags, fallbacks), the same outcomes, the same ``last_event``.
 ``feed_view(view_event(event))`` (the one way in before the shortcut) on generated mixes of
 envelopes of several turns and streams, duplicates, late and stale seqs, wrapped and bare events,
 status times, rejected envelopes, Parts without one, messages of several Parts, and turn ends.
+The time of a status is read only for the updates whose time something records (a turn's first,
+an envelope that may open or end a call): the agent's times on calls and turns tell whether it
+was read where it counts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from a2a.types.a2a_pb2 import Part, StreamResponse, TaskState
@@ -23,6 +27,7 @@ from support.events import append, call, message, plain, status_event, terminal,
 
 _TASKS = ("t1", "t2")
 _KEYS = ("c1", "c2", None)
+_ENDED = (Status.DONE, Status.ABORTED)
 _ENDS = (
     TaskState.TASK_STATE_COMPLETED,
     TaskState.TASK_STATE_FAILED,
@@ -37,7 +42,18 @@ def _event(draw: st.DrawFn) -> Any:
     key = draw(st.sampled_from(_KEYS))
     choice = draw(
         st.sampled_from(
-            ("think", "start", "done", "aborted", "append", "plain", "rejected", "two parts", "end")
+            (
+                "think",
+                "start",
+                "done",
+                "aborted",
+                "append",
+                "body ends",
+                "plain",
+                "rejected",
+                "two parts",
+                "end",
+            )
         )
     )
     if choice == "plain":
@@ -50,6 +66,9 @@ def _event(draw: st.DrawFn) -> Any:
         envelope = think(seq, "hm", key)
     elif choice == "append" and key is not None:
         envelope = append(seq, key)
+    elif choice == "body ends":  # not a tool call, yet not running: it ends its stream's call
+        body = append(seq, key) if key is not None else think(seq, "hm")
+        envelope = dataclasses.replace(body, status=draw(st.sampled_from(_ENDED)))
     elif choice in {"done", "aborted"}:
         envelope = call(seq, key, Status.DONE if choice == "done" else Status.ABORTED)
     else:

@@ -27,7 +27,7 @@ from a2a_progress.consumer.outcomes import (
 )
 from a2a_progress.consumer.rules import AcceptedHook, ProgressRules
 from a2a_progress.consumer.seq_window import RecentKeys
-from a2a_progress.consumer.tool_calls import CallRecord
+from a2a_progress.consumer.tool_calls import CallRecord, records_time
 from a2a_progress.consumer.turn import Turn, current_turn_messages
 from a2a_progress.consumer.updates import TurnOutcome, Update
 from a2a_progress.dialects import (
@@ -60,13 +60,22 @@ def _view_event(event: Any) -> EventView:
     return view_event(event)
 
 
-def _working_progress(event: Any) -> tuple[str, str, float | None, Envelope, str] | None:
+def _working_progress(event: Any) -> tuple[str, str, Any, Envelope, str] | None:
     """The seam's ``working_progress``, imported on first use (as `_view_event`)."""
     global _working_progress  # noqa: PLW0603 - replaced by the seam's own function once imported
     from a2a_progress.sdk.adapter import working_progress
 
     _working_progress = working_progress
     return working_progress(event)
+
+
+def _status_time(status: Any) -> float | None:
+    """The seam's ``status_time``, imported on first use (as `_view_event`)."""
+    global _status_time  # noqa: PLW0603 - replaced by the seam's own function once imported
+    from a2a_progress.sdk.adapter import status_time
+
+    _status_time = status_time
+    return status_time(status)
 
 
 class ProgressAssembler(ProgressRules):
@@ -190,8 +199,19 @@ class ProgressAssembler(ProgressRules):
             # Most events of a stream: a WORKING update whose lone Part carries a usable
             # envelope, read without its view (built only if `last_event` is asked for).
             self._last_event = event
-            task_id, context_id, at, found, text = read
-            return self._working(task_id, context_id, at, found, text)
+            self._last = _NONE
+            task_id, context_id, status, found, text = read
+            turn = self._turns.get(task_id)
+            if turn is not None and not turn.awaiting_start:
+                # The norm, _working() inlined: a live turn past its first update (no turn is
+                # made, none evicted). The agent's time is read only when the tool calls may
+                # record it: most envelopes continue a call.
+                turn.state = _WORKING
+                at = _status_time(status) if records_time(found) else None
+                update = self._envelope(turn, found, text, at, False, None)
+                return [] if update is None else [update]
+            turn = turn or self._turn(task_id, context_id)
+            return self._working(turn, None if turn is None else _status_time(status), found, text)
         return self.feed_view(_view_event(event), envelope)  # positional: a faster call
 
     def feed_view(self, view: EventView, envelope: Envelope | None = None) -> list[Update]:
@@ -229,7 +249,9 @@ class ProgressAssembler(ProgressRules):
         updates as `feed`; `last_event` becomes None (there is no view).
         """
         self._last_event = None
-        return self._working(task_id, context_id, at, envelope, fallback)
+        self._last = _NONE
+        turn = self._turns.get(task_id) or self._turn(task_id, context_id)
+        return self._working(turn, at, envelope, fallback)
 
     def close(
         self, reason: EndReason = EndReason.STREAM_CLOSED, *, task_ids: Iterable[str] | None = None
@@ -247,11 +269,10 @@ class ProgressAssembler(ProgressRules):
         return [self._end_turn(turn, reason, None, terminal=False) for turn in turns]
 
     def _working(
-        self, task_id: str, context_id: str, at: float | None, envelope: Envelope, fallback: str
+        self, turn: Turn | None, at: float | None, envelope: Envelope, fallback: str
     ) -> list[Update]:
-        """A WORKING update of one Part carrying ``envelope`` (the rules of `_status` for it)."""
-        self._last = _NONE
-        turn = self._turns.get(task_id) or self._turn(task_id, context_id)
+        """A WORKING update of ``turn`` (None: it has ended) of one Part carrying ``envelope``:
+        the rules of `_status` for it."""
         updates: list[Update] = []
         if turn is not None:
             turn.state = _WORKING

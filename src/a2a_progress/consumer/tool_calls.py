@@ -37,6 +37,12 @@ def elapsed(started_at: float | None, ended_at: float | None) -> float | None:
     return ended_at - started_at
 
 
+def records_time(envelope: Envelope) -> bool:
+    """Whether `ToolCalls.track` records when ``envelope`` was sent: it may open or end a call
+    (a ``tool_call``, or a status other than ``running``); other envelopes continue one."""
+    return envelope.status is not _RUNNING or envelope.kind is _TOOL_CALL
+
+
 class CallRecord:
     """One tool call as the caller sees it. Owned and updated by the assembler; read-only to you.
 
@@ -162,7 +168,8 @@ class ToolCalls:
         dialect: str | None,
     ) -> Tracked:
         """Apply an accepted envelope of stream ``key``, its status recorded ``at`` (POSIX seconds;
-        None: unknown, or replayed)."""
+        None: unknown, or replayed). ``at`` is recorded only for the envelopes `records_time`
+        names: the assembler reads the time of no other."""
         # Runs once per envelope: end_reason is tested directly (what is_open does).
         if envelope.status is not _RUNNING:
             return self._ending(envelope, key, at, replayed, dialect)

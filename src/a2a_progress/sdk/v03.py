@@ -87,6 +87,7 @@ __all__ = [
     "raw_envelope",
     "read_envelope",
     "status_message",
+    "status_time",
     "text_part",
     "update_status",
     "update_string",
@@ -179,7 +180,8 @@ def _artifact_view(artifact: Artifact) -> ArtifactView:
     )
 
 
-def _time(status: TaskStatus) -> float | None:
+def status_time(status: TaskStatus) -> float | None:
+    """When the agent recorded ``status`` (POSIX seconds); None when it did not say."""
     if not status.timestamp:
         return None
     try:
@@ -211,7 +213,7 @@ def view_event(event: A2AEvent) -> EventView:
             event.context_id,
             _state(status),
             None if status.message is None else _message_view(status.message),
-            _time(status),
+            status_time(status),
             metadata=event.metadata or None,
             event=event,
         )
@@ -223,7 +225,7 @@ def view_event(event: A2AEvent) -> EventView:
             event.context_id,
             _state(status),
             None if status.message is None else _message_view(status.message),
-            _time(status),
+            status_time(status),
             history=tuple([_message_view(message) for message in event.history or ()]),
             artifacts=tuple([_artifact_view(artifact) for artifact in event.artifacts or ()]),
             metadata=event.metadata or None,
@@ -272,10 +274,10 @@ def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
     return event.task_id, event.context_id, envelope, part
 
 
-def working_progress(event: object) -> tuple[str, str, float | None, Envelope, str] | None:
-    """``(task_id, context_id, time, envelope, fallback)`` of an update `working_envelope`
+def working_progress(event: object) -> tuple[str, str, TaskStatus, Envelope, str] | None:
+    """``(task_id, context_id, status, envelope, fallback)`` of an update `working_envelope`
     takes, else None (`view_event` reads it): the consumer rules' reading of it, without a
-    view. ``time`` is the status's, as in its view; ``fallback`` the Part's text ("" for
+    view. ``status`` is the SDK's own, for `status_time`; ``fallback`` the Part's text ("" for
     none)."""
     read = working_envelope(event)
     if read is None:
@@ -283,7 +285,7 @@ def working_progress(event: object) -> tuple[str, str, float | None, Envelope, s
     task_id, context_id, envelope, part = read
     root = part.root
     text = root.text if isinstance(root, TextPart) else ""
-    return task_id, context_id, _time(_unwrap(event).status), envelope, text
+    return task_id, context_id, _unwrap(event).status, envelope, text
 
 
 def part_string(part: Part, key: str) -> str | None:

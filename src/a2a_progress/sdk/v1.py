@@ -68,6 +68,7 @@ __all__ = [
     "raw_envelope",
     "read_envelope",
     "status_message",
+    "status_time",
     "text_part",
     "update_status",
     "update_string",
@@ -213,7 +214,8 @@ def _artifact_view(artifact: Artifact) -> ArtifactView:
     )
 
 
-def _time(status: TaskStatus) -> float | None:
+def status_time(status: TaskStatus) -> float | None:
+    """When the agent recorded ``status`` (POSIX seconds); None when it did not say."""
     if not status.HasField("timestamp"):
         return None
     stamp = status.timestamp
@@ -252,7 +254,7 @@ def view_event(event: A2AEvent) -> EventView:
             else:
                 message_view = _message_view(sent) if status.HasField("message") else None
             metadata = _json_object(event.metadata) if event.HasField("metadata") else None
-        stamp = status.timestamp  # _time(), inlined: almost every event
+        stamp = status.timestamp  # status_time(), inlined: almost every event
         seconds: int = stamp.seconds
         if seconds or status.HasField("timestamp"):
             nanos: int = stamp.nanos
@@ -285,7 +287,7 @@ def view_event(event: A2AEvent) -> EventView:
             event.context_id,
             status.state,
             _message_view(status.message) if status.HasField("message") else None,
-            _time(status),
+            status_time(status),
             history=tuple([_message_view(message) for message in event.history]),
             artifacts=tuple([_artifact_view(artifact) for artifact in event.artifacts]),
             metadata=_json_object(event.metadata) if event.HasField("metadata") else None,
@@ -336,15 +338,16 @@ def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
     return event.task_id, event.context_id, envelope, part
 
 
-def working_progress(event: object) -> tuple[str, str, float | None, Envelope, str] | None:
-    """``(task_id, context_id, time, envelope, fallback)`` of a WORKING status update, wrapped
-    or bare, whose message is one Part carrying a usable envelope; else None (`view_event`
-    reads it).
+def working_progress(event: object) -> tuple[str, str, TaskStatus, Envelope, str] | None:
+    """``(task_id, context_id, status, envelope, fallback)`` of a WORKING status update,
+    wrapped or bare, whose message is one Part carrying a usable envelope; else None
+    (`view_event` reads it).
 
     What the consumer rules take of such an update (most events of a stream), read without a
     view: `view_event` builds four tuples and reads the message's id and role, which the rules
-    never ask of an update that carries an envelope. ``time`` is the status's, as in its view;
-    ``fallback`` the Part's text ("" for none)."""
+    never ask of an update that carries an envelope. ``status`` is the SDK's own, for
+    `status_time`: the rules need the time of few updates (each protobuf read costs about a
+    microsecond). ``fallback`` is the Part's text ("" for none)."""
     if type(event) is StreamResponse:
         event = event.status_update  # unset: an empty one, whose state is not WORKING
     elif type(event) is not TaskStatusUpdateEvent:
@@ -363,7 +366,7 @@ def working_progress(event: object) -> tuple[str, str, float | None, Envelope, s
     envelope = decode(value.string_value)
     if type(envelope) is not Envelope:
         return None
-    return event.task_id, event.context_id, _time(status), envelope, part.text
+    return event.task_id, event.context_id, status, envelope, part.text
 
 
 def part_string(part: Part, key: str) -> str | None:
