@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import wrapt
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.context import Context
+from opentelemetry.context import Context, attach, detach
 from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
@@ -65,7 +65,7 @@ def with_trace_context(kwargs: dict[str, Any], context: Context | None) -> dict[
 class TracedStream:
     """An async generator's events, passed through while a turn observes them."""
 
-    __slots__ = ("__weakref__", "_context", "_stream", "_turn")
+    __slots__ = ("__weakref__", "_context", "_next", "_stream", "_turn")
 
     def __init__(
         self,
@@ -74,6 +74,8 @@ class TracedStream:
         context: Context,
     ) -> None:
         self._stream = stream
+        # Bound once: __anext__ runs for every event of the turn.
+        self._next = stream.__anext__
         self._turn: TurnTelemetry | None = turn
         self._context = context
 
@@ -81,9 +83,9 @@ class TracedStream:
         return self
 
     async def __anext__(self) -> StreamResponse:
-        token = otel_context.attach(self._context)
+        token = attach(self._context)
         try:
-            event = await self._stream.__anext__()
+            event = await self._next()
         except StopAsyncIteration:
             self._finish(None)
             raise
@@ -91,9 +93,10 @@ class TracedStream:
             self._finish(exc)
             raise
         finally:
-            otel_context.detach(token)
-        if self._turn is not None:
-            self._turn.feed(event)
+            detach(token)
+        turn = self._turn
+        if turn is not None:
+            turn.feed(event)
         return event
 
     async def asend(self, value: None) -> StreamResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Final
 
 from opentelemetry.metrics import Meter
@@ -94,7 +95,6 @@ class TurnCounts:
     """
 
     __slots__ = (
-        "_accepted",
         "_flush_every",
         "_kinds",
         "_metrics",
@@ -108,8 +108,9 @@ class TurnCounts:
         self._observer = observer
         self._flush_every = flush_every
         self._outcomes: dict[str, int] = {}
-        self._kinds: dict[str, int] = {}
-        self._accepted = 0
+        # By kind; their sum is the outcome ``accepted`` (a defaultdict: ``+= 1`` needs no
+        # method call, and this runs for almost every update).
+        self._kinds: defaultdict[str, int] = defaultdict(int)
         self._pending = 0
 
     def outcome(self, outcome: str) -> None:
@@ -118,10 +119,8 @@ class TurnCounts:
         self._tick()
 
     def accepted(self, kind: str) -> None:
-        """Count one accepted envelope of this kind (outcome ``accepted`` and its kind at once:
-        this runs for almost every update)."""
-        self._kinds[kind] = self._kinds.get(kind, 0) + 1
-        self._accepted += 1
+        """Count one accepted envelope of this kind (outcome ``accepted`` and its kind at once)."""
+        self._kinds[kind] += 1
         self._pending += 1  # _tick(), inlined
         if self._pending >= self._flush_every:
             self.flush()
@@ -133,8 +132,9 @@ class TurnCounts:
 
     def flush(self) -> None:
         """Add what was counted since the last flush to the counters."""
-        outcomes, kinds, accepted = self._outcomes, self._kinds, self._accepted
-        self._outcomes, self._kinds, self._accepted, self._pending = {}, {}, 0, 0
+        outcomes, kinds = self._outcomes, self._kinds
+        self._outcomes, self._kinds, self._pending = {}, defaultdict(int), 0
+        accepted = sum(kinds.values())
         if accepted:
             self._metrics.count_envelopes(_ACCEPTED, self._observer, accepted)
         for outcome, count in outcomes.items():
