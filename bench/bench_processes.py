@@ -18,8 +18,10 @@ never a timed turn:
   the same spans, events and metrics made with no protocol work, exported the same way;
 - ``sdk``: a2a-sdk's own tracing on both sides, spans over OTLP/HTTP to the same receiver.
 
-``e2e_processes`` is the median wall clock of ``ours`` against ``off`` (target: the floor's
-ratio + 0.03). ``e2e_processes_vs_a2a_sdk`` is issue 21's acceptance check as it is worded:
+``e2e_processes`` is the wall clock of ``ours`` against ``off``, the median over repetitions
+of ``ours / off`` of the same repetition (target: the floor's ratio, paired the same way,
++ 0.03; until 2 December 2026 the ratio of the two medians, see below).
+``e2e_processes_vs_a2a_sdk`` is issue 21's acceptance check as it is worded:
 what ours adds to the turn's wall clock over what a2a-sdk's own tracing adds (target 0.15); the
 same ratio of both processes' CPU time (user + system) is recorded beside it
 (``cpu_added_vs_a2a_sdk``), and each process's CPU apart (``cpu_split``: the event loop's
@@ -266,6 +268,12 @@ def run(quick: bool) -> list[Figure]:
     # What each adds to the untraced turn, paired by repetition (see the module docstring);
     # ours against a2a-sdk's is the deployed comparison a user makes, the acceptance check.
     added, cpu_added = paired_added(samples), paired_added(cpus)
+    # Each arm's ratio to the untraced turn, paired the same way: the median over repetitions
+    # of arm_i / off_i. The machine's speed moved ~2x between repetitions of one quiet run
+    # (off's wall clock 2.59-5.13 s) while wall / CPU stayed within 3% inside each arm: a ratio
+    # of two medians taken from different repetitions read the floor and ours "faster than
+    # untraced" (x0.865, x0.902; paired: x1.045, x1.032).
+    ratios, cpu_ratios = paired_ratio(samples), paired_ratio(cpus)
     workload = (
         f"{turns} turn(s) of {TOOLS_PER_TURN} tool calls ({updates} working updates) per "
         "repetition over JSON-RPC streaming, the callee in a process of its own, both sides "
@@ -273,21 +281,24 @@ def run(quick: bool) -> list[Figure]:
     )
     measured = (
         f"medians, wall clock: none {wall['off']:.3f} s, ours {wall['ours']:.3f} s "
-        f"(x{wall['ours'] / wall['off']:.3f}), the SDK floor (floor.py) {wall['floor']:.3f} s "
-        f"(x{wall['floor'] / wall['off']:.3f}), a2a-sdk's own tracing {wall['sdk']:.3f} s "
-        f"(x{wall['sdk'] / wall['off']:.3f}); CPU time of both processes: none "
-        f"{cpu['off']:.3f} s, ours {cpu['ours']:.3f} s (x{cpu['ours'] / cpu['off']:.3f}), the "
-        f"floor {cpu['floor']:.3f} s (x{cpu['floor'] / cpu['off']:.3f}), a2a-sdk "
-        f"{cpu['sdk']:.3f} s (x{cpu['sdk'] / cpu['off']:.3f})"
+        f"(x{ratios['ours']:.3f}), the SDK floor (floor.py) {wall['floor']:.3f} s "
+        f"(x{ratios['floor']:.3f}), a2a-sdk's own tracing {wall['sdk']:.3f} s "
+        f"(x{ratios['sdk']:.3f}); CPU time of both processes: none "
+        f"{cpu['off']:.3f} s, ours {cpu['ours']:.3f} s (x{cpu_ratios['ours']:.3f}), the "
+        f"floor {cpu['floor']:.3f} s (x{cpu_ratios['floor']:.3f}), a2a-sdk "
+        f"{cpu['sdk']:.3f} s (x{cpu_ratios['sdk']:.3f}); each x the median over repetitions "
+        "of the arm's time over the untraced arm's of the same repetition"
     )
     extra = {
         "updates": updates,
-        "floor_wall_ratio": round(wall["floor"] / wall["off"], 4),
-        "a2a_sdk_wall_ratio": round(wall["sdk"] / wall["off"], 4),
+        "floor_wall_ratio": round(ratios["floor"], 4),
+        "a2a_sdk_wall_ratio": round(ratios["sdk"], 4),
         "added_vs_a2a_sdk": round(added["ours"] / added["sdk"], 4),
-        "cpu_ratio": round(cpu["ours"] / cpu["off"], 4),
-        "floor_cpu_ratio": round(cpu["floor"] / cpu["off"], 4),
-        "a2a_sdk_cpu_ratio": round(cpu["sdk"] / cpu["off"], 4),
+        "cpu_ratio": round(cpu_ratios["ours"], 4),
+        "floor_cpu_ratio": round(cpu_ratios["floor"], 4),
+        "a2a_sdk_cpu_ratio": round(cpu_ratios["sdk"], 4),
+        "wall_ratios": {name: round(value, 4) for name, value in ratios.items()},
+        "cpu_ratios": {name: round(value, 4) for name, value in cpu_ratios.items()},
         "cpu_added_vs_a2a_sdk": round(cpu_added["ours"] / cpu_added["sdk"], 4),
         "wall_medians": {name: round(value, 4) for name, value in wall.items()},
         "cpu_medians": {name: round(value, 4) for name, value in cpu.items()},
@@ -301,8 +312,9 @@ def run(quick: bool) -> list[Figure]:
         (samples["ours"], samples["off"]),
         unit="s",
         scale=1.0,
+        paired=True,
         # Ours may add at most 0.03 of the untraced turn above what the SDK floor adds.
-        target=round(wall["floor"] / wall["off"] + 0.03, 4),
+        target=round(ratios["floor"] + 0.03, 4),
         notes=f"{workload}; ours vs neither traced, {measured}",
         extra={
             **extra,
@@ -338,6 +350,17 @@ def paired_added(samples: dict[str, list[float]]) -> dict[str, float]:
     base = samples["off"]
     return {
         name: statistics.median(a - b for a, b in zip(values, base, strict=True))
+        for name, values in samples.items()
+        if name != "off"
+    }
+
+
+def paired_ratio(samples: dict[str, list[float]]) -> dict[str, float]:
+    """Each arm's ratio to ``off``: the median over repetitions of the arm's sample divided by
+    ``off``'s sample of the same repetition."""
+    base = samples["off"]
+    return {
+        name: statistics.median(a / b for a, b in zip(values, base, strict=True))
         for name, values in samples.items()
         if name != "off"
     }

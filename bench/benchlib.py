@@ -194,17 +194,27 @@ def ratio_figure(
     target: float,
     notes: str = "",
     extra: dict[str, Any] | None = None,
+    paired: bool = False,
 ) -> Figure:
-    """A figure from interleaved samples: medians times ``scale`` (e.g. 1e6 / ops for us/op)."""
+    """A figure from interleaved samples: medians times ``scale`` (e.g. 1e6 / ops for us/op).
+
+    The ratio is of the two medians; with ``paired``, the median of the ratios of samples of
+    the same index (repetition), for samples far apart in time, where the machine's speed moves
+    between repetitions more than an arm's cost does."""
     candidate, baseline = samples
     value = statistics.median(candidate) * scale
     base = statistics.median(baseline) * scale
+    ratio = (
+        statistics.median(c / b for c, b in zip(candidate, baseline, strict=True))
+        if paired
+        else value / base
+    )
     return Figure(
         name=name,
         value=round(value, 4),
         unit=unit,
         baseline=round(base, 4),
-        ratio=round(value / base, 4),
+        ratio=round(ratio, 4),
         target=target,
         notes=notes,
         extra={

@@ -279,6 +279,10 @@ def _deployed(result: dict[str, Any]) -> str:
     # else the difference of the medians (runs before December 2026).
     wall_added = result.get("wall_added") or {arm: wall[arm] - wall["off"] for arm in wall}
     cpu_added = result.get("cpu_added") or {arm: cpu[arm] - cpu["off"] for arm in cpu}
+    # Each arm's x: the paired median of its ratios to the untraced arm (bench_processes.py),
+    # else, for runs before 2 December 2026, the ratio of the medians.
+    wall_x = result.get("wall_ratios") or {arm: wall[arm] / wall["off"] for arm in wall}
+    cpu_x = result.get("cpu_ratios") or {arm: cpu[arm] / cpu["off"] for arm in cpu}
     split = result.get("cpu_split", {})
     sdk_wall, sdk_cpu = wall_added["sdk"], cpu_added["sdk"]
     for label, arm in labels:
@@ -290,8 +294,8 @@ def _deployed(result: dict[str, Any]) -> str:
                 f" (caller {caller / updates * 1e6:+,.0f}, callee {callee / updates * 1e6:+,.0f})"
             )
         rows.append(
-            f"| {label} | {_TIMES}{wall[arm] / wall['off']:.2f} "
-            f"| {_TIMES}{cpu[arm] / cpu['off']:.2f} | {added_cpu / updates * 1e6:+,.0f} µs"
+            f"| {label} | {_TIMES}{wall_x[arm]:.2f} "
+            f"| {_TIMES}{cpu_x[arm]:.2f} | {added_cpu / updates * 1e6:+,.0f} µs"
             f"{per_process} | {added_wall / sdk_wall:.2f} / {added_cpu / sdk_cpu:.2f} |"
         )
     return "\n".join(rows) + "\n"

@@ -132,3 +132,20 @@ def test_the_deployed_table_uses_the_paired_figures_when_recorded() -> None:
     }
     ours = next(line for line in tables._deployed(result).splitlines() if "a2a-progress" in line)
     assert ours.endswith("| +200 µs (caller +50, callee +150) | 0.10 / 0.10 |")
+
+
+def test_deployed_ratios_pair_each_arm_with_the_untraced_arm_of_its_repetition() -> None:
+    # The machine's speed moves between repetitions: the untraced arm reads fast in the first
+    # two and slow in the last three, ours the opposite. Each repetition says ours costs 10%
+    # more; the ratio of the medians, taken from different repetitions, says it costs less.
+    import bench_processes  # imports a2a-sdk and OpenTelemetry: only where it is needed
+    from benchlib import ratio_figure
+
+    off = [2.0, 2.0, 4.0, 4.0, 4.0]
+    ours = [2.2, 2.2, 2.2, 4.4, 4.4]
+    ratios = bench_processes.paired_ratio({"off": off, "ours": ours})
+    assert ratios == {"ours": pytest.approx(1.1)}
+    paired = ratio_figure("e2e_processes", (ours, off), unit="s", scale=1.0, target=1, paired=True)
+    unpaired = ratio_figure("e2e_processes", (ours, off), unit="s", scale=1.0, target=1)
+    assert paired.ratio == pytest.approx(1.1)
+    assert unpaired.ratio == pytest.approx(2.2 / 4.0)  # what the rows read until 2 December
