@@ -15,9 +15,12 @@ interpreter, which separate processes would not. The clock runs while the turns 
 start and stop, and the flush of the spans still queued at the end, are outside it. What the
 exporter threads send inside the clock depends on the run's length: a BatchSpanProcessor
 exports when 512 spans are queued or every 5 s. 20 turns of 25 calls (e2e_loopback) queue 522
-spans a side, so one batch is triggered during the last turn; 10 turns (e2e_dead_collector)
-queue 262 in ~2 s, so neither of its arms exports anything inside the clock; 50 turns of 12
-(concurrency) queue 652 a side in ~7 s: one batch and the timer. The figure is the process's
+spans a side, so one batch is triggered during the last turn; 50 turns of 12 (concurrency) queue
+652 a side in ~7 s: one batch and the timer. e2e_dead_collector's 10 turns queue 262 in ~2 s,
+which on that schedule would export nothing inside the clock: both of its arms export spans and
+metrics every 500 ms instead, and every export request (the refused arm's retries included) is
+counted, so its result records how many of them ended while each repetition was timed. The
+figure is the process's
 CPU time (user + system, all threads: the exporter threads count); wall-clock medians are
 reported beside it. The parent process then checks every span at the receiver.
 """
@@ -28,10 +31,12 @@ import asyncio
 import os
 import socket
 import statistics
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import requests
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.metrics import MeterProvider
@@ -50,6 +55,10 @@ WARMUP_TURNS = (2, 25)
 """(turns, tool calls) of each arm's warm-up run in the sequential workers: every code path
 of a repetition, in 2 turns instead of 10 or 20 (a full repetition until December 2026)."""
 
+DEAD_COLLECTOR_EXPORT_MS = 500
+"""e2e_dead_collector's export timer (span processors) and interval (metric reader), both arms:
+several exports, or refused attempts and the exporter's retries, inside each repetition's clock."""
+
 # Services are "<prefix>-caller" and "<prefix>-callee": the bridge's arms, and the SDK floor's.
 BRIDGE_SERVICE = "bench"
 FLOOR_SERVICE = "bench-floor"
@@ -63,19 +72,74 @@ def refused_endpoint() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-class Telemetry:
-    """Both sides' providers for one instrumented repetition, exporting to ``endpoint``."""
+class Posts:
+    """The HTTP requests the exporters made, counted as each one ends, and how many of them
+    failed (a refused connection raises; an error status): every attempt, the exporter's own
+    retries included."""
 
-    def __init__(self, endpoint: str, service: str = BRIDGE_SERVICE) -> None:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._made = 0
+        self._failed = 0
+
+    def ended(self, *, failed: bool) -> None:
+        with self._lock:
+            self._made += 1
+            self._failed += failed
+
+    def snapshot(self) -> tuple[int, int]:
+        """(made, failed) so far."""
+        with self._lock:
+            return self._made, self._failed
+
+
+class CountingSession(requests.Session):
+    """The session of one exporter (the public ``session`` argument; a session is not shared
+    between exporter threads), counting every request it makes into ``posts``."""
+
+    def __init__(self, posts: Posts) -> None:
+        super().__init__()
+        self.posts = posts
+
+    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+        try:
+            response = super().request(*args, **kwargs)
+        except Exception:
+            self.posts.ended(failed=True)
+            raise
+        self.posts.ended(failed=not response.ok)
+        return response
+
+
+class Telemetry:
+    """Both sides' providers for one instrumented repetition, exporting to ``endpoint``.
+
+    ``export_delay_ms``: the span processors' export timer and the metric reader's interval
+    (the SDK's defaults, 5 s and 60 s, when None)."""
+
+    def __init__(
+        self, endpoint: str, service: str = BRIDGE_SERVICE, *, export_delay_ms: int | None = None
+    ) -> None:
+        self.posts = Posts()
         self.span_exporters = [
-            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"),
-            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"),
+            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces", session=CountingSession(self.posts)),
+            OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces", session=CountingSession(self.posts)),
         ]
-        self.caller = tracer_provider(f"{service}-caller", self.span_exporters[0])
-        self.callee = tracer_provider(f"{service}-callee", self.span_exporters[1])
-        self.metric_exporter = OTLPMetricExporter(endpoint=f"{endpoint}/v1/metrics")
+        self.caller = tracer_provider(
+            f"{service}-caller", self.span_exporters[0], schedule_delay_millis=export_delay_ms
+        )
+        self.callee = tracer_provider(
+            f"{service}-callee", self.span_exporters[1], schedule_delay_millis=export_delay_ms
+        )
+        self.metric_exporter = OTLPMetricExporter(
+            endpoint=f"{endpoint}/v1/metrics", session=CountingSession(self.posts)
+        )
         self.meters = MeterProvider(
-            metric_readers=[PeriodicExportingMetricReader(self.metric_exporter)]
+            metric_readers=[
+                PeriodicExportingMetricReader(
+                    self.metric_exporter, export_interval_millis=export_delay_ms
+                )
+            ]
         )
 
     def kwargs(self) -> dict[str, Any]:
@@ -99,10 +163,14 @@ class Telemetry:
 
 
 class Bench:
-    """Runs repetitions of ``turns`` turns of ``tools`` tool calls, ``concurrent`` at a time."""
+    """Runs repetitions of ``turns`` turns of ``tools`` tool calls, ``concurrent`` at a time;
+    instrumented arms export on the SDK's default schedule, or every ``export_delay_ms``."""
 
-    def __init__(self, turns: int, tools: int, concurrent: int) -> None:
+    def __init__(
+        self, turns: int, tools: int, concurrent: int, *, export_delay_ms: int | None = None
+    ) -> None:
         self.turns, self.tools, self.concurrent = turns, tools, concurrent
+        self.export_delay_ms = export_delay_ms
         self.agent = ScriptedAgent()
         self.instrumentor = A2AProgressInstrumentor()
         self.runner = asyncio.Runner()
@@ -111,36 +179,46 @@ class Bench:
         # The traces each arm label exported, by tool calls per trace (warm-ups and connection
         # turns included): the parent checks every one at the receiver.
         self.traces: dict[str, dict[int, int]] = {}
+        # The export requests (made, failed) of each timed repetition's exporters that ended
+        # while its clock ran, by arm label.
+        self.posts: dict[str, list[tuple[int, int]]] = {}
 
     @property
     def updates(self) -> int:
         return self.turns * self.tools * UPDATES_PER_TOOL
 
     async def _serve_and_run(
-        self, size: tuple[int, int], agent: ScriptedAgent | None = None, turn: TurnRunner = run_turn
-    ) -> tuple[float, float]:
+        self,
+        size: tuple[int, int],
+        agent: ScriptedAgent | None = None,
+        turn: TurnRunner = run_turn,
+        posts: Posts | None = None,
+    ) -> tuple[float, float, tuple[int, int]]:
         async with serve_agent(agent or self.agent, grpc_port=None) as served:
             client = create_client(served.card_for("jsonrpc"))
             try:
                 await turn(client, 1)  # connection set up, outside the clock
-                return await self._timed_turns(client, turn, size)
+                return await self._timed_turns(client, turn, size, posts or Posts())
             finally:
                 await client.close()
 
     async def _timed_turns(
-        self, client: Any, turn: TurnRunner, size: tuple[int, int]
-    ) -> tuple[float, float]:
+        self, client: Any, turn: TurnRunner, size: tuple[int, int], posts: Posts
+    ) -> tuple[float, float, tuple[int, int]]:
+        """(CPU s, wall s, (made, failed) export requests ended) of the timed turns."""
         turns, tools = size
         concurrent = min(self.concurrent, turns)
         results: list[TurnResult] = []
+        before = posts.snapshot()
         cpu, wall = time.process_time(), time.perf_counter()
         for _ in range(turns // concurrent):
             batch = (turn(client, tools) for _ in range(concurrent))
             results += await asyncio.gather(*batch)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        after = posts.snapshot()
         if len(results) != turns or not all(result.completed for result in results):
             raise AssertionError("a turn did not complete")
-        return cpu, wall
+        return cpu, wall, (after[0] - before[0], after[1] - before[1])
 
     def ran(self, label: str, turns: int, tools: int) -> None:
         """Record a repetition of arm ``label`` that exported its spans: its connection turn
@@ -152,6 +230,13 @@ class Bench:
     def _sized(self, warmup: tuple[int, int] | None) -> tuple[int, int]:
         return warmup or (self.turns, self.tools)
 
+    def _sample(
+        self, label: str, warmup: tuple[int, int] | None, wall: float, posts: tuple[int, int]
+    ) -> None:
+        if warmup is None:
+            self.walls.setdefault(label, []).append(wall)
+            self.posts.setdefault(label, []).append(posts)
+
     def arm(
         self, label: str, endpoint: str | None, *, warmup: tuple[int, int] | None = None
     ) -> Callable[[], float]:
@@ -160,19 +245,20 @@ class Bench:
         size = self._sized(warmup)
 
         def run() -> float:
-            telemetry = Telemetry(endpoint) if endpoint is not None else None
-            if telemetry is not None:
+            telemetry = None
+            if endpoint is not None:
+                telemetry = Telemetry(endpoint, export_delay_ms=self.export_delay_ms)
                 self.instrumentor.instrument(**telemetry.kwargs())
             try:
-                cpu, wall = self.runner.run(self._serve_and_run(size))
+                posts = telemetry.posts if telemetry is not None else None
+                cpu, wall, attempts = self.runner.run(self._serve_and_run(size, posts=posts))
             finally:
                 if telemetry is not None:
                     self.instrumentor.uninstrument()
                     telemetry.shutdown(dead=label == "dead")
             if label == "live":
                 self.ran(label, *size)
-            if warmup is None:
-                self.walls.setdefault(label, []).append(wall)
+            self._sample(label, warmup, wall, attempts)
             return cpu
 
         return run
@@ -185,7 +271,9 @@ class Bench:
         size = self._sized(warmup)
 
         def run() -> float:
-            telemetry = Telemetry(endpoint, service=FLOOR_SERVICE)
+            telemetry = Telemetry(
+                endpoint, service=FLOOR_SERVICE, export_delay_ms=self.export_delay_ms
+            )
             metrics = BridgeMetrics(telemetry.meters.get_meter("a2a_progress.bench.floor"))
             callee = telemetry.callee.get_tracer("a2a_progress.bench.floor")
             caller = telemetry.caller.get_tracer("a2a_progress.bench.floor")
@@ -195,15 +283,23 @@ class Bench:
                 return floor_turn(client, tools, caller, metrics, content=False)
 
             try:
-                cpu, wall = self.runner.run(self._serve_and_run(size, agent, turn))
+                cpu, wall, attempts = self.runner.run(
+                    self._serve_and_run(size, agent, turn, telemetry.posts)
+                )
             finally:
                 telemetry.shutdown(dead=False)
             self.ran(label, *size)
-            if warmup is None:
-                self.walls.setdefault(label, []).append(wall)
+            self._sample(label, warmup, wall, attempts)
             return cpu
 
         return run
+
+    def median_posts(self, label: str) -> str:
+        """``label``'s export requests while timed in its median repetition (by requests made):
+        "N (F failed)"."""
+        posts = self.posts[label]
+        made, failed = statistics.median_low(posts)
+        return f"{made} ({failed} failed)"
 
     def figure(
         self,
@@ -229,6 +325,9 @@ class Bench:
             ),
             extra={
                 "wall_ratio": round(wall_a / wall_b, 4),
+                # Each timed repetition's export requests that ended while its clock ran, by
+                # arm: [made, failed] (a refused connection fails; the exporter retries).
+                "export_requests_timed": {label: self.posts[label] for label in labels},
                 # The parent checks these at the receiver (run.py).
                 "expect_spans": expect_spans(
                     FLOOR_SERVICE if exported == "floor" else BRIDGE_SERVICE,
@@ -252,8 +351,16 @@ def endpoint() -> str:
 
 
 def run_dead_collector(quick: bool) -> Figure:
-    # 1,000 updates a repetition (2,000 until December 2026: make bench under 10 minutes).
-    bench = Bench(turns=4 if quick else 10, tools=25, concurrent=1)
+    # 1,000 updates a repetition (2,000 until December 2026: make bench under 10 minutes), in
+    # ~2 s: on the SDK's default schedule (a 512-span batch or 5 s; metrics every 60 s) neither
+    # arm exported anything while timed. Both arms export every DEAD_COLLECTOR_EXPORT_MS, so
+    # the refused arm's attempts and retries fall inside its clock as the live arm's exports do.
+    bench = Bench(
+        turns=4 if quick else 10,
+        tools=25,
+        concurrent=1,
+        export_delay_ms=DEAD_COLLECTOR_EXPORT_MS,
+    )
     dead, live = refused_endpoint(), endpoint()
     try:
         samples = interleave(
@@ -272,7 +379,10 @@ def run_dead_collector(quick: bool) -> Figure:
             target=1.05,
             notes=(
                 f"{bench.updates} working updates per repetition over JSON-RPC streaming, both "
-                "arms instrumented: OTLP endpoint refusing connections vs a live receiver"
+                "arms instrumented: OTLP endpoint refusing connections vs a live receiver, "
+                f"spans and metrics exported every {DEAD_COLLECTOR_EXPORT_MS} ms; export "
+                f"requests while timed (median a repetition): dead {bench.median_posts('dead')}, "
+                f"live {bench.median_posts('live')}"
             ),
         )
     finally:

@@ -64,7 +64,9 @@ WHAT = {
     ),
     "vs_a2a_sdk_tracing": ("our added CPU on `e2e_loopback` / a2a-sdk's own tracing's added CPU"),
     "e2e_sdk_floor": "*the SDK floor* on the `e2e_loopback` workload, exporting the same way",
-    "e2e_dead_collector": "the same, collector refusing connections vs live collector",
+    "e2e_dead_collector": (
+        "the same, collector refusing connections vs live collector, both exporting every 500 ms"
+    ),
     "concurrency": "50 concurrent turns x 12 tool calls vs uninstrumented",
     "e2e_processes": (
         "**wall clock**, the callee in its own process, a 1,500-update turn, both sides "
