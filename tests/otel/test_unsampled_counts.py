@@ -1,13 +1,16 @@
 """A turn nobody records counts exactly what a recorded one does.
 
-A turn the sampler dropped takes a shorter path through the bridge (no ``ProgressUpdate``, no
-text fallback, no span event buffer, no content): its metrics must still be the full path's,
-envelope for envelope. Generated streams (tool calls opened, ended, aborted and superseded,
-thinking and output on any stream, duplicates of earlier events, stale seqs more than the
-reorder window below a stream's highest, updates without an envelope, unusable envelopes, late
-envelopes after the verdict, every way a turn ends) are fed to one bridge whose sampler records
-everything and to one whose sampler records nothing; the counts by outcome and kind, and the
-tool durations' counts by tool and end reason, must be equal.
+A turn the sampler dropped takes a shorter path through the bridge (a `CountingTurn`: no
+``ProgressUpdate``, no text fallback, no span event buffer, no content, no tool span): its
+metrics must still be the full path's, envelope for envelope. Generated streams (tool calls
+opened, ended, aborted and superseded, thinking and output on any stream, duplicates of earlier
+events, stale seqs more than the reorder window below a stream's highest, updates without an
+envelope, unusable envelopes, late envelopes after the verdict, every way a turn ends) are fed
+to one bridge whose sampler records everything and to one whose sampler records nothing; the
+counts by outcome and kind, and the tool durations' counts by tool and end reason, must be
+equal. On the callee, each update that carries an envelope is also fed the way the callee's own
+emitter hands it over (its envelope offered beside the event, `a2a_progress.producer.handoff`),
+the other path both turns take.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from a2a.types.a2a_pb2 import Part, StreamResponse, TaskState
+from a2a.types.a2a_pb2 import Part, StreamResponse, TaskState, TaskStatusUpdateEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.sdk.metrics import MeterProvider
@@ -24,17 +27,21 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import SpanKind, set_span_in_context
 
 from a2a_progress.carrier import TFRS_KEY
 from a2a_progress.consumer import Outcome, ProgressAssembler, ProgressUpdate
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Status
+from a2a_progress.envelope import Envelope, Status, decode
 from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.announce import announced, announces
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
+from a2a_progress.otel.counting import CountingTurn
 from a2a_progress.otel.metrics import BridgeMetrics
-from a2a_progress.sdk.adapter import A2AEvent
+from a2a_progress.otel.turn import TurnTelemetry
+from a2a_progress.producer.handoff import offer, withdraw
+from a2a_progress.sdk.adapter import A2AEvent, view_event
 from support.events import (
     WORKING,
     append,
@@ -115,8 +122,22 @@ def _streams(draw: st.DrawFn) -> list[StreamResponse]:
     return events
 
 
-def _counts(events: list[A2AEvent], *, recorded: bool, observer: str) -> dict[Any, float]:
-    """The metric points a turn of ``events`` leaves, by metric and attributes."""
+def _handed(event: A2AEvent) -> list[tuple[Envelope, str]]:
+    """What a callee's emitter offers its bridge beside ``event``: the envelope its lone Part
+    carries, and that Part's text (none: nothing offered)."""
+    if not isinstance(event, TaskStatusUpdateEvent) or len(event.status.message.parts) != 1:
+        return []
+    part = event.status.message.parts[0]
+    value = part.metadata.fields.get(TFRS_KEY)
+    found = None if value is None else decode(value.string_value)
+    return [(found, part.text)] if isinstance(found, Envelope) else []
+
+
+def _counts(
+    events: list[A2AEvent], *, recorded: bool, observer: str, handed: bool = False
+) -> dict[Any, float]:
+    """The metric points a turn of ``events`` leaves, by metric and attributes (``handed``: each
+    envelope offered beside its event, as the callee's emitter does)."""
     tracer_provider = TracerProvider(sampler=ALWAYS_ON if recorded else ALWAYS_OFF)
     exporter = InMemorySpanExporter()
     tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -131,8 +152,12 @@ def _counts(events: list[A2AEvent], *, recorded: bool, observer: str) -> dict[An
     turn = bridge.start_turn(
         conv.METHOD_SEND_STREAMING, kind=kind, observer=observer, parent=None, attributes={}
     )
+    assert isinstance(turn, TurnTelemetry if recorded else CountingTurn)
     for event in events:
+        token = offer(_handed(event)) if handed else None
         turn.feed(event)
+        if token is not None:
+            withdraw(token)
     turn.end()
     assert bool(exporter.get_finished_spans()) is recorded
     found: dict[Any, float] = {}
@@ -213,6 +238,63 @@ def test_an_unsampled_turn_counts_what_a_sampled_one_does(
     )
 
 
+@settings(max_examples=200, deadline=None)
+@given(_streams(), st.data())
+def test_a_callee_counts_its_own_handed_envelopes_as_it_counts_read_ones(
+    events: list[StreamResponse], data: st.DataObject
+) -> None:
+    """The callee's emitter hands each envelope over beside its update (bare, as an executor
+    enqueues it): unsampled or not, the counts and durations are those of the same events read
+    from the wire, and the counts those of the full consumer path."""
+    fed: list[A2AEvent] = [
+        event.status_update if data.draw(st.booleans()) and event.HasField("status_update")
+        else event
+        for event in events
+    ]  # fmt: skip
+    callee = conv.OBSERVER_CALLEE
+    read = _counts(fed, recorded=True, observer=callee)
+    assert _envelope_counts(read) == _consumer_counts(fed, observer=callee)
+    for recorded in (True, False):
+        assert _counts(fed, recorded=recorded, observer=callee, handed=True) == read
+
+
+def test_only_a_turn_under_a_recording_span_is_recorded() -> None:
+    """A turn the sampler dropped is only counted, unless the span it starts under records (the
+    caller's opt-in invoke_agent span, under a sampler of its own): then it says why it failed
+    there, and is a full turn."""
+    tracer = TracerProvider(sampler=ALWAYS_OFF).get_tracer("test")
+    meters = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    bridge = Bridge(tracer, BridgeMetrics(meters.get_meter("test")), BridgeConfig())
+    recording = TracerProvider(sampler=ALWAYS_ON).get_tracer("test").start_span("invoke_agent")
+    parents = [(None, CountingTurn), (set_span_in_context(recording), TurnTelemetry)]
+    for parent, kind in parents:
+        turn = bridge.start_turn(
+            "call", kind=SpanKind.CLIENT, observer=conv.OBSERVER_CALLER, parent=parent,
+            attributes={},
+        )  # fmt: skip
+        assert isinstance(turn, kind)
+        assert not turn.span.is_recording()
+        turn.end()
+    assert bridge.live_turns == []
+
+
+def test_an_unsampled_callee_still_announces_its_tool_calls() -> None:
+    """The caller counts a tool call only when the callee did not announce it: a callee turn
+    nobody records announces each call it opens (the turn's own context) all the same."""
+    tracer = TracerProvider(sampler=ALWAYS_OFF).get_tracer("test")
+    meters = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    bridge = Bridge(tracer, BridgeMetrics(meters.get_meter("test")), BridgeConfig())
+    turn = bridge.start_turn(
+        "execute", kind=SpanKind.SERVER, observer=conv.OBSERVER_CALLEE, parent=None, attributes={}
+    )
+    assert isinstance(turn, CountingTurn)
+    turn.feed(working(think(1)).status_update)
+    assert turn.announcement is None
+    turn.feed(working(call(2, "c1")).status_update)
+    assert turn.announcement == turn.span.get_span_context()
+    turn.end()
+
+
 def test_the_generated_streams_reach_every_outcome() -> None:
     """The comparison above is not vacuous: a stream like those it draws counts duplicates,
     stale, after-terminal, degraded and invalid updates, and tool calls ending every way."""
@@ -244,3 +326,40 @@ def test_the_generated_streams_reach_every_outcome() -> None:
     }
     assert {"aborted", "superseded", "turn_completed"} <= reasons
     assert counts == _counts(events, recorded=True, observer=conv.OBSERVER_CALLER)
+
+
+_HEX = "0123456789abcdef"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.builds(
+            "00-{}-{}-{}".format,
+            st.sampled_from(("0" * 32, "0" * 31 + "1")) | st.text(_HEX, min_size=32, max_size=32),
+            st.sampled_from(("0" * 16, "0" * 15 + "1")) | st.text(_HEX, min_size=16, max_size=16),
+            st.text(_HEX, min_size=2, max_size=2),
+        ),
+        st.text(max_size=60),
+    ),
+    st.booleans(),
+)
+def test_an_unsampled_caller_reads_an_announcement_as_a_sampled_one(
+    value: str, beside_envelope: bool
+) -> None:
+    """A turn nobody records asks only whether the callee announced the call (`announces`): the
+    answer is whether a recorded turn finds its span context (`announced`), for any value in
+    the update's metadata or, as a 0.2.x callee put it, beside the envelope."""
+    event = working(call(1, "c1"))
+    if beside_envelope:
+        part = event.status_update.status.message.parts[0]
+        part.metadata.fields[conv.WIRE_TOOL_SPAN].string_value = value
+    else:
+        event.status_update.metadata.fields[conv.WIRE_TOOL_SPAN].string_value = value
+        part = None
+    assert announces(event, part) is (announced(event, part) is not None)
+    view = view_event(event)
+    assert view.message is not None
+    assert announces(event, message=view.message) is (
+        announced(event, message=view.message) is not None
+    )

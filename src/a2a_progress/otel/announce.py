@@ -25,6 +25,9 @@ from a2a_progress.sdk.adapter import annotate_update, part_string, update_string
 from a2a_progress.sdk.views import MessageView
 
 _TRACEPARENT: Final = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
+# The ids an invalid span context has (all zeros); any other the pattern allows is valid.
+_ZERO_TRACE: Final = "0" * 32
+_ZERO_SPAN: Final = "0" * 16
 
 
 def traceparent(context: SpanContext) -> str:
@@ -78,6 +81,18 @@ def announced(
     A Task is never read (see `update_string`): a2a-sdk merges each update's metadata into the
     task's, so a resubscription's first event would announce the last call of any before it.
     """
+    return announced_value(_announcement(event, part, message))
+
+
+def announces(event: object, part: Any = None, message: MessageView | None = None) -> bool:
+    """Whether `announced` finds an announcement, without making its span context (a turn
+    nobody records needs only to know whether the callee counts the call)."""
+    match = _valid_form(_announcement(event, part, message))
+    return match is not None and match[1] != _ZERO_TRACE and match[2] != _ZERO_SPAN
+
+
+def _announcement(event: object, part: Any, message: MessageView | None) -> object:
+    """The value announced by ``event`` (see `announced`), unchecked; None without one."""
     value: object = update_string(event, WIRE_TOOL_SPAN)
     if value is None:
         # a2a-progress 0.2.x callees wrote it beside the envelope, in the Part's metadata: read
@@ -87,7 +102,7 @@ def announced(
             value = part_string(part, WIRE_TOOL_SPAN)
         elif message is not None:
             value = _beside_envelope(message)
-    return announced_value(value)
+    return value
 
 
 def _beside_envelope(message: MessageView) -> object:
@@ -97,11 +112,14 @@ def _beside_envelope(message: MessageView) -> object:
     return None
 
 
+def _valid_form(value: object) -> re.Match[str] | None:
+    """An announcement's value read as a ``traceparent``: its trace id, span id and flags."""
+    return _TRACEPARENT.fullmatch(value) if isinstance(value, str) else None
+
+
 def announced_value(value: object) -> SpanContext | None:
     """The span context of an announcement's value (a ``tfrs.span``), if valid."""
-    if not isinstance(value, str):
-        return None
-    match = _TRACEPARENT.fullmatch(value)
+    match = _valid_form(value)
     if match is None:
         return None
     context = SpanContext(

@@ -1,8 +1,8 @@
 """The live instrumentation: the tracer, metrics and settings every observed turn shares.
 
-`Bridge` starts each observed turn (`TurnTelemetry`, in `otel/turn.py`), keeps the turns still
-open so shutdown can end them, and can be switched off at runtime. It knows nothing of HTTP,
-gRPC or how it is hooked in.
+`Bridge` starts each observed turn (`TurnTelemetry`, in `otel/turn.py`; a `CountingTurn`, in
+`otel/counting.py`, for one nobody records), keeps the turns still open so shutdown can end
+them, and can be switched off at runtime. It knows nothing of HTTP, gRPC or how it is hooked in.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
-from opentelemetry.trace import SpanKind, Tracer
+from opentelemetry.trace import SpanKind, Tracer, get_current_span
 
 from a2a_progress.consumer import EndReason
 from a2a_progress.otel.config import BridgeConfig
+from a2a_progress.otel.counting import CountingTurn
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.peer_names import PeerNames
 from a2a_progress.otel.pending import PendingExport
@@ -26,7 +27,10 @@ from a2a_progress.otel.turn import TurnTelemetry
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Bridge"]
+__all__ = ["Bridge", "ObservedTurn"]
+
+ObservedTurn = TurnTelemetry | CountingTurn
+"""One observed turn: recorded (`TurnTelemetry`), or counted only (`CountingTurn`)."""
 
 
 class Bridge:
@@ -50,10 +54,10 @@ class Bridge:
         self.active = True
         self._warned: set[str] = set()
         # Callee turns by task id, so cancel()'s events (CANCELED) reach the turn execute() opened.
-        self.turns_by_task: dict[str, TurnTelemetry] = {}
+        self.turns_by_task: dict[str, ObservedTurn] = {}
         # Every turn still open, so process shutdown can end their spans before the exporter
         # stops (weak: a turn nobody holds any more has ended, or never will be read).
-        self._live: weakref.WeakSet[TurnTelemetry] = weakref.WeakSet()
+        self._live: weakref.WeakSet[ObservedTurn] = weakref.WeakSet()
         self._live_lock = threading.Lock()
         # Peer names sanitized under config.redactor, clean ones remembered across turns.
         self.names = PeerNames(config.redactor)
@@ -71,7 +75,7 @@ class Bridge:
             logger.warning("a2a-progress telemetry error in %s (logged once)", where, exc_info=True)
 
     @property
-    def live_turns(self) -> list[TurnTelemetry]:
+    def live_turns(self) -> list[ObservedTurn]:
         """The turns started and not yet ended."""
         with self._live_lock:
             return list(self._live)
@@ -97,22 +101,26 @@ class Bridge:
         observer: str,
         parent: Context | None,
         attributes: dict[str, Any],
-    ) -> TurnTelemetry:
-        """Start the call or execution span and the turn that owns it."""
+    ) -> ObservedTurn:
+        """Start the call or execution span and the turn that owns it: a `CountingTurn` when
+        neither that span nor the span it starts under (the caller's opt-in invoke_agent span)
+        records anything."""
         if self.on_first_turn is not None:
             first, self.on_first_turn = self.on_first_turn, None
             first()
         span = self.tracer_for(observer).start_span(
             name, context=parent, kind=kind, attributes=attributes
         )
-        return TurnTelemetry(self, observer, span, attributes)
+        if span.is_recording() or (parent is not None and get_current_span(parent).is_recording()):
+            return TurnTelemetry(self, observer, span, attributes)
+        return CountingTurn(self, observer, span, attributes)
 
-    def track(self, turn: TurnTelemetry) -> None:
+    def track(self, turn: ObservedTurn) -> None:
         """Count ``turn`` among the live turns (until `untrack`)."""
         with self._live_lock:
             self._live.add(turn)
 
-    def untrack(self, turn: TurnTelemetry) -> None:
+    def untrack(self, turn: ObservedTurn) -> None:
         """``turn`` has ended: shutdown has nothing more to end for it."""
         with self._live_lock:
             self._live.discard(turn)

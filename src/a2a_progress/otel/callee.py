@@ -26,11 +26,10 @@ from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
 from a2a_progress.otel.announce import AGENTS_OWN_KEPT, Announcer
-from a2a_progress.otel.bridge import Bridge
+from a2a_progress.otel.bridge import Bridge, ObservedTurn
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import SIDE_CALLEE
 from a2a_progress.otel.inbound import inbound_context, served_method
-from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.sdk.adapter import A2AEvent, AgentExecutor, EventQueue, RequestContext
 from a2a_progress.sdk.hooks import AGENT_CARD_CLASS, HANDLER_CARD_INDEX, HANDLER_CLASSES
 
@@ -52,7 +51,7 @@ class _ObservedQueue(_QueueProxy):
     spans an event opens or closes change the current span of the enqueuing task.
     """
 
-    def __init__(self, queue: EventQueue, turn: TurnTelemetry, bridge: Bridge) -> None:
+    def __init__(self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge) -> None:
         super().__init__(queue)
         self._self_turn = turn
         self._self_bridge = bridge
@@ -86,7 +85,7 @@ class InstrumentedExecutor(_ExecutorProxy):
         # The local card's name, description and version (bounded once).
         self._self_agent = card_attributes(card)
 
-    def _start_turn(self, context: RequestContext) -> TurnTelemetry:
+    def _start_turn(self, context: RequestContext) -> ObservedTurn:
         method = served_method()
         attributes: dict[str, Any] = {}
         if method is not None:
@@ -117,7 +116,7 @@ class InstrumentedExecutor(_ExecutorProxy):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run the wrapped ``execute()`` with an observed queue, its execution span current."""
         bridge = self._self_bridge
-        turn: TurnTelemetry | None = None
+        turn: ObservedTurn | None = None
         if bridge.observes(SIDE_CALLEE):
             try:
                 turn = self._start_turn(context)

@@ -24,12 +24,11 @@ from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.bridge import Bridge
+from a2a_progress.otel.bridge import Bridge, ObservedTurn
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import NAME_MAX_LENGTH, SIDE_CALLER
 from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.safe_text import bounded, redacted
-from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.sdk.adapter import message_text
 from a2a_progress.sdk.hooks import (
     CLIENT_CLASS,
@@ -70,13 +69,13 @@ class TracedStream:
     def __init__(
         self,
         stream: AsyncGenerator[StreamResponse, None],
-        turn: TurnTelemetry,
+        turn: ObservedTurn,
         context: Context,
     ) -> None:
         self._stream = stream
         # Bound once: __anext__ runs for every event of the turn.
         self._next = stream.__anext__
-        self._turn: TurnTelemetry | None = turn
+        self._turn: ObservedTurn | None = turn
         self._context = context
 
     def __aiter__(self) -> TracedStream:

@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Final
 
 from opentelemetry.trace import Span, Status, StatusCode
 
+from a2a_progress.consumer import CallRecord, EndReason
 from a2a_progress.envelope import HARD_LIMIT_BYTES
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.content import Collected
 
-__all__ = ["EventBuffer", "ToolSpan"]
+__all__ = ["EventBuffer", "ToolSpan", "ended_call"]
+
+# End reasons that make a tool call an error (a stream that raised also does: ``failed``). A
+# canceled turn's tools are not: a cancellation is no error, of the turn or of its tools.
+_ERROR_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
+_STREAM_CLOSED: Final = EndReason.STREAM_CLOSED
+
+
+def ended_call(call: CallRecord, *, failed: bool) -> tuple[str, bool]:
+    """How a closed tool call ended, for its span and its duration metric: its end reason (as
+    sent), and whether that is an error (``failed``: the turn's stream raised)."""
+    end_reason = call.end_reason or _STREAM_CLOSED
+    return end_reason._value_, failed or end_reason in _ERROR_REASONS
 
 
 class EventBuffer:

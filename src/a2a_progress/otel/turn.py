@@ -46,7 +46,7 @@ from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.pending import mark_pending
 from a2a_progress.otel.safe_text import peer_name
-from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
+from a2a_progress.otel.tool_span import EventBuffer, ToolSpan, ended_call
 from a2a_progress.otel.turn_content import Stream, TurnContent
 from a2a_progress.producer.handoff import handed_envelope
 from a2a_progress.redaction import DEFAULT_REDACTOR
@@ -68,9 +68,6 @@ _EVENT_NAMES: Final = {
     Kind.TOOL_OUTPUT_APPEND: conv.EVENT_OUTPUT,
 }
 
-# End reasons that make a tool span an error (a stream that raised also does, see end()). A
-# canceled turn's tools are not: a cancellation is no error, of the turn or of its tools.
-_ERROR_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
 # What a turn's text becomes in gen_ai.output.messages (opt-in content).
 _OUTPUT_PARTS: Final = {Kind.THINKING: PART_REASONING, Kind.TEXT: PART_TEXT}
 
@@ -453,9 +450,7 @@ class TurnTelemetry:
             if tool is None:
                 continue
             tool.is_open = False
-            end_reason = call.end_reason or EndReason.STREAM_CLOSED
-            reason = end_reason._value_
-            error = failed or end_reason in _ERROR_REASONS
+            reason, error = ended_call(call, failed=failed)
             if self._recording:
                 tool.end(
                     self._closing(tool, call, reason, error),
