@@ -182,6 +182,9 @@ class Bench:
         # The export requests (made, failed) of each timed repetition's exporters that ended
         # while its clock ran, by arm label.
         self.posts: dict[str, list[tuple[int, int]]] = {}
+        # The event loop thread's CPU seconds (the agents' own work, without the exporter
+        # threads) of each timed repetition, by arm label.
+        self.loop_cpu: dict[str, list[float]] = {}
 
     @property
     def updates(self) -> int:
@@ -193,7 +196,7 @@ class Bench:
         agent: ScriptedAgent | None = None,
         turn: TurnRunner = run_turn,
         posts: Posts | None = None,
-    ) -> tuple[float, float, tuple[int, int]]:
+    ) -> tuple[float, float, float, tuple[int, int]]:
         async with serve_agent(agent or self.agent, grpc_port=None) as served:
             client = create_client(served.card_for("jsonrpc"))
             try:
@@ -204,21 +207,26 @@ class Bench:
 
     async def _timed_turns(
         self, client: Any, turn: TurnRunner, size: tuple[int, int], posts: Posts
-    ) -> tuple[float, float, tuple[int, int]]:
-        """(CPU s, wall s, (made, failed) export requests ended) of the timed turns."""
+    ) -> tuple[float, float, float, tuple[int, int]]:
+        """(process CPU s, wall s, this thread's CPU s, (made, failed) export requests ended)
+        of the timed turns."""
         turns, tools = size
         concurrent = min(self.concurrent, turns)
         results: list[TurnResult] = []
         before = posts.snapshot()
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu, wall, loop = time.process_time(), time.perf_counter(), time.thread_time()
         for _ in range(turns // concurrent):
             batch = (turn(client, tools) for _ in range(concurrent))
             results += await asyncio.gather(*batch)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        cpu, wall, loop = (
+            time.process_time() - cpu,
+            time.perf_counter() - wall,
+            time.thread_time() - loop,
+        )
         after = posts.snapshot()
         if len(results) != turns or not all(result.completed for result in results):
             raise AssertionError("a turn did not complete")
-        return cpu, wall, (after[0] - before[0], after[1] - before[1])
+        return cpu, wall, loop, (after[0] - before[0], after[1] - before[1])
 
     def ran(self, label: str, turns: int, tools: int) -> None:
         """Record a repetition of arm ``label`` that exported its spans: its connection turn
@@ -231,11 +239,18 @@ class Bench:
         return warmup or (self.turns, self.tools)
 
     def _sample(
-        self, label: str, warmup: tuple[int, int] | None, wall: float, posts: tuple[int, int]
-    ) -> None:
+        self,
+        label: str,
+        warmup: tuple[int, int] | None,
+        sample: tuple[float, float, float, tuple[int, int]],
+    ) -> float:
+        """Record a repetition's (CPU, wall, loop CPU, export requests); its CPU seconds."""
+        cpu, wall, loop, posts = sample
         if warmup is None:
             self.walls.setdefault(label, []).append(wall)
+            self.loop_cpu.setdefault(label, []).append(loop)
             self.posts.setdefault(label, []).append(posts)
+        return cpu
 
     def arm(
         self, label: str, endpoint: str | None, *, warmup: tuple[int, int] | None = None
@@ -251,15 +266,14 @@ class Bench:
                 self.instrumentor.instrument(**telemetry.kwargs())
             try:
                 posts = telemetry.posts if telemetry is not None else None
-                cpu, wall, attempts = self.runner.run(self._serve_and_run(size, posts=posts))
+                sample = self.runner.run(self._serve_and_run(size, posts=posts))
             finally:
                 if telemetry is not None:
                     self.instrumentor.uninstrument()
                     telemetry.shutdown(dead=label == "dead")
             if label == "live":
                 self.ran(label, *size)
-            self._sample(label, warmup, wall, attempts)
-            return cpu
+            return self._sample(label, warmup, sample)
 
         return run
 
@@ -283,16 +297,21 @@ class Bench:
                 return floor_turn(client, tools, caller, metrics, content=False)
 
             try:
-                cpu, wall, attempts = self.runner.run(
-                    self._serve_and_run(size, agent, turn, telemetry.posts)
-                )
+                sample = self.runner.run(self._serve_and_run(size, agent, turn, telemetry.posts))
             finally:
                 telemetry.shutdown(dead=False)
             self.ran(label, *size)
-            self._sample(label, warmup, wall, attempts)
-            return cpu
+            return self._sample(label, warmup, sample)
 
         return run
+
+    def _cpu_split(self, label: str, cpu: list[float]) -> dict[str, float]:
+        loop = self.loop_cpu[label]
+        others = [total - own for total, own in zip(cpu, loop, strict=True)]
+        return {
+            "loop_thread": round(statistics.median(loop), 4),
+            "other_threads": round(statistics.median(others), 4),
+        }
 
     def median_posts(self, label: str) -> str:
         """``label``'s export requests while timed in its median repetition (by requests made):
@@ -328,6 +347,11 @@ class Bench:
                 # Each timed repetition's export requests that ended while its clock ran, by
                 # arm: [made, failed] (a refused connection fails; the exporter retries).
                 "export_requests_timed": {label: self.posts[label] for label in labels},
+                # Median CPU seconds by arm of the event loop thread (the agents' own work)
+                # and of the other threads (the exporters' among them).
+                "cpu_split": {
+                    label: self._cpu_split(label, samples[i]) for i, label in enumerate(labels)
+                },
                 # The parent checks these at the receiver (run.py).
                 "expect_spans": expect_spans(
                     FLOOR_SERVICE if exported == "floor" else BRIDGE_SERVICE,
