@@ -13,11 +13,11 @@ from a2a_progress.envelope import HARD_LIMIT_BYTES
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.content import Collected
 
-__all__ = ["EventBuffer", "ToolSpan", "ended_call"]
+__all__ = ["ERROR_END_REASONS", "EventBuffer", "ToolSpan", "ended_call"]
 
-# End reasons that make a tool call an error (a stream that raised also does: ``failed``). A
-# canceled turn's tools are not: a cancellation is no error, of the turn or of its tools.
-_ERROR_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
+ERROR_END_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
+"""End reasons that make a tool call an error (a stream that raised also does: ``failed``). A
+canceled turn's tools are not: a cancellation is no error, of the turn or of its tools."""
 _STREAM_CLOSED: Final = EndReason.STREAM_CLOSED
 
 
@@ -25,7 +25,7 @@ def ended_call(call: CallRecord, *, failed: bool) -> tuple[str, bool]:
     """How a closed tool call ended, for its span and its duration metric: its end reason (as
     sent), and whether that is an error (``failed``: the turn's stream raised)."""
     end_reason = call.end_reason or _STREAM_CLOSED
-    return end_reason._value_, failed or end_reason in _ERROR_REASONS
+    return end_reason._value_, failed or end_reason in ERROR_END_REASONS
 
 
 class EventBuffer:

@@ -46,7 +46,7 @@ from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.pending import mark_pending
 from a2a_progress.otel.safe_text import peer_name
-from a2a_progress.otel.tool_span import EventBuffer, ToolSpan, ended_call
+from a2a_progress.otel.tool_span import ERROR_END_REASONS, EventBuffer, ToolSpan
 from a2a_progress.otel.turn_content import Stream, TurnContent
 from a2a_progress.producer.handoff import handed_envelope
 from a2a_progress.redaction import DEFAULT_REDACTOR
@@ -450,7 +450,10 @@ class TurnTelemetry:
             if tool is None:
                 continue
             tool.is_open = False
-            reason, error = ended_call(call, failed=failed)
+            # ended_call(), inlined: once per recorded tool call, on each side.
+            end_reason = call.end_reason or EndReason.STREAM_CLOSED
+            reason = end_reason._value_
+            error = failed or end_reason in ERROR_END_REASONS
             if self._recording:
                 tool.end(
                     self._closing(tool, call, reason, error),
