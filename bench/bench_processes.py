@@ -2,14 +2,12 @@
 
 The other end-to-end figures run both agents in one process and time its CPU: they charge every
 cycle the bridge spends. What a user waits for is the wall clock of a turn with each agent in its
-own process (on this machine, two cores). Each repetition starts the callee
-(callee_process.py) in a fresh process, streams one turn of 375 tool calls (1,500 working
-updates) to it over JSON-RPC from this process after a one-tool warm-up turn, and stops it.
-Four arms, interleaved (the order reverses every repetition), 7 repetitions (5 from the full
-run of 2 December 2026 until the paired statistic below) after a warm-up round of one 25-call
-turn per arm (a whole repetition until December 2026). The next repetition's callee is started
-as soon as the current one's timed turn has ended, so its start-up overlaps the teardown,
-never a timed turn:
+own process (on this machine, two cores). Each arm's callee (callee_process.py) is one process,
+all four started before anything is timed and serving the whole run, as a deployed agent serves
+turn after turn; each slot streams one turn of 375 tool calls (1,500 working updates) to one of
+them over JSON-RPC from this process, after a one-tool connection turn, and then has the callee
+export what its telemetry still holds, outside the clock (so nothing of one slot is exported
+during the next). Four arms, after a warm-up round of one 25-call turn per arm:
 
 - ``off``: nothing traced on either side;
 - ``ours``: :class:`A2AProgressInstrumentor` on both sides, spans and metrics over OTLP/HTTP to
@@ -18,30 +16,29 @@ never a timed turn:
   the same spans, events and metrics made with no protocol work, exported the same way;
 - ``sdk``: a2a-sdk's own tracing on both sides, spans over OTLP/HTTP to the same receiver.
 
-``e2e_processes`` is the wall clock of ``ours`` against ``off``, the median over repetitions
-of ``ours / off`` of the same repetition (target: the floor's ratio, paired the same way,
-+ 0.03; until 2 December 2026 the ratio of the two medians, see below).
-``e2e_processes_vs_a2a_sdk`` is issue 21's acceptance check as it is worded:
-what ours adds to the turn's wall clock over what a2a-sdk's own tracing adds (target 0.15); the
-same ratio of both processes' CPU time (user + system) is recorded beside it
-(``cpu_added_vs_a2a_sdk``), and each process's CPU apart (``cpu_split``: the event loop's
-thread, where the agent, server or client and the instrumentor run, and the other threads,
-where spans and metrics are exported), so that where an arm's cost lies can be read again.
+The slots run in **mirrored blocks** (benchlib.mirrored_blocks: off, ours, floor, sdk, floor,
+ours, off), 7 of them: each arm's value in a block is the mean of its turns there, centred on
+the block's middle like every other arm's, so a drift of the machine's speed that is linear over
+the block (~25 s) cancels; ours sits between the untraced arm and the floor, the comparisons
+the targets make. Until December 2026 each repetition started a fresh callee per arm (its
+start-up overlapping the previous teardown), 7 repetitions of the four arms: a fresh process's
+first turn cost ~1.5x the CPU of a served one's, and the arms of one repetition were seconds
+apart with callee start-ups between them.
 
-What an arm adds is **paired by repetition**: the median over repetitions of (the arm's sample
-- ``off``'s sample of the same repetition), not the difference of the two medians. The four
-arms of a repetition run back to back (~15 s); the machine's speed drifts over minutes with the
-other tenants' load, and the same arm's CPU time moved by ±20% between repetitions of one
-quiet run, which the difference of medians passed straight into a ratio of two small
-differences (a2a-sdk's added CPU read 1,296 and 642 µs per update in two quiet runs). The
-paired difference cancels what the repetition's arms share; the median of the differences,
-not their mean, keeps one disturbed arm from moving the figure. On 8 repetitions at a load of
-8-11, the CPU ratio of any 5 of them spread by a standard deviation of 0.12 paired against 0.35
-as differences of medians (profile_processes.py --json; bench/README.md has the figures). It
-favours no arm: every traced arm is paired with the same ``off`` samples, and the ratio is of
-medians of ``ours - off`` and ``sdk - off`` alike. As in bench_sdk_tracing.py, run.py imports
-a2a with a2a-sdk's tracing on for this worker, and the ``off`` and ``ours`` arms swap its
-tracer for a no-op.
+``e2e_processes`` is the wall clock of ``ours`` against ``off``, the median over blocks of
+``ours / off`` of the same block (target: the floor's ratio, paired the same way, + 0.03).
+``e2e_processes_vs_a2a_sdk`` is issue 21's acceptance check as it is worded: what ours adds to
+the turn's wall clock over what a2a-sdk's own tracing adds, the median over blocks of
+``(ours - off) / (sdk - off)`` (target 0.15). Every such figure, in wall clock and in CPU time
+of both processes (user + system, all threads), is recorded with its 95% order-statistic
+interval and a verdict (``intervals``: benchlib.Interval): on this shared machine one block's
+ratio moves by a tenth and more, and a median that misses a target by less than its interval
+is not a miss the run has shown. ``ours_minus_floor`` (``(ours - floor) / off``, per block)
+is the target of ``e2e_processes`` asked directly. Each process's CPU is recorded apart
+(``cpu_split``: the event loop's thread, where the agent, server or client and the
+instrumentor run, and the other threads, where spans and metrics are exported). As in
+bench_sdk_tracing.py, run.py imports a2a with a2a-sdk's tracing on for this worker, and the
+``off`` and ``ours`` arms swap its tracer for a no-op.
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,20 +65,31 @@ from a2a_progress.serving import create_client
 from agent import UPDATES_PER_TOOL, TurnResult, TurnRunner, run_turn, tracer_provider
 from bench_e2e import BRIDGE_SERVICE, FLOOR_SERVICE, Bench, Telemetry, endpoint, expect_spans
 from bench_sdk_tracing import sdk_tracing
-from benchlib import BENCH_DIR, Figure, arm_order, cpu_by_thread, gc_collections, ratio_figure
+from benchlib import (
+    BENCH_DIR,
+    Figure,
+    cpu_by_thread,
+    gc_collections,
+    median_interval,
+    mirrored_blocks,
+    ratio_figure,
+)
 from floor import floor_turn
 from probe import PROBE_ENV, Probe, valgrind_prefix
 
 TOOLS_PER_TURN = 375
+BLOCKS = 7
+"""Mirrored blocks (benchlib.mirrored_blocks) of the full run: 14 turns of each arm, 7 of
+a2a-sdk's; 7 is the fewest blocks whose order-statistic interval (min to max) covers 95%
+with a slot to spare in the 10-minute budget."""
 WARMUP_TOOLS = 25
 """Tool calls of each arm's turn in the warm-up round (a whole 375-call repetition until
-December 2026): it warms this process (imports, the first export of each kind); every callee
-is a fresh process, warmed by its one-tool connection turn as in every repetition."""
+December 2026): it warms this process and each callee (imports, the first export of each
+kind, the interpreter's specialised code) before the first block."""
 
 
 class _Callee:
-    """The callee process of one repetition, started at once; :attr:`card` waits until it
-    serves."""
+    """The callee process of one arm, started at once; :attr:`card` waits until it serves."""
 
     def __init__(self, arm: str) -> None:
         self.arm = arm
@@ -117,6 +125,11 @@ class _Callee:
         reading = json.loads(self.ask("cpu"))
         return CpuReading(reading["process"], reading["threads"], reading["collections"])
 
+    def flush(self) -> None:
+        """Export what the callee's telemetry still holds (outside any clock)."""
+        if self.ask("flush").strip() != "ok":
+            raise RuntimeError("the callee process did not flush")
+
     def stop(self) -> None:
         self._stdin.close()
         if self.process.wait(timeout=60) != 0:
@@ -150,11 +163,25 @@ class CpuReading:
 
 @dataclass
 class Sample:
-    """One repetition of one arm: the turn's wall clock, and CPU seconds of each process."""
+    """One slot of one arm (or the mean of a block's slots): the turn's wall clock, and CPU
+    seconds of each process."""
 
     wall: float
     caller: dict[str, float] = field(default_factory=dict)
     callee: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def mean(cls, samples: list[Sample]) -> Sample:
+        """The mean of ``samples`` (one arm's slots of a block), key by key."""
+
+        def average(readings: list[dict[str, float]]) -> dict[str, float]:
+            return {key: statistics.fmean(r[key] for r in readings) for key in readings[0]}
+
+        return cls(
+            statistics.fmean(sample.wall for sample in samples),
+            average([sample.caller for sample in samples]),
+            average([sample.callee for sample in samples]),
+        )
 
     @property
     def cpu(self) -> float:
@@ -162,45 +189,41 @@ class Sample:
         return self.caller["process"] + self.callee["process"]
 
 
-ARMS = ("ours", "off", "floor", "sdk")
+ARMS = ("off", "ours", "floor", "sdk")
+"""In a block's order (benchlib.mirrored_blocks): ours between the untraced arm and the floor,
+the two it is compared with; a2a-sdk's tracing, the longest turn, once in the middle."""
 
 
 class Deployed:
-    """The arms of one worker: each :meth:`sample` is one repetition (a fresh callee process,
-    one warm-up turn of one tool call, then ``turns`` turns of ``tools`` tool calls)."""
+    """The arms of one worker: each arm's callee is one process, started at once and kept for
+    the worker's life; each :meth:`sample` is one slot (a client, one warm-up turn of one tool
+    call, then ``turns`` timed turns of ``tools`` tool calls, then the callee's telemetry
+    flushed outside the clock)."""
 
-    _next: _Callee | None = None
-    """The next repetition's callee, started as the previous one's timed turns ended."""
-
-    def __init__(self, turns: int = 1, tools: int = TOOLS_PER_TURN) -> None:
+    def __init__(
+        self, turns: int = 1, tools: int = TOOLS_PER_TURN, arms: tuple[str, ...] = ARMS
+    ) -> None:
         self.bench = Bench(turns=turns, tools=tools, concurrent=1)  # span checks
         self._sdk_provider = tracer_provider(
             "bench-a2a-sdk-caller", OTLPSpanExporter(endpoint=f"{endpoint()}/v1/traces")
         )
         trace.set_tracer_provider(self._sdk_provider)
         sdk_tracing(False)
+        # Started together, before anything is timed: their start-up (imports, ~2-3 s of CPU
+        # each) overlaps nothing that is measured.
+        self._callees = {arm: _Callee(arm) for arm in arms}
 
     def close(self) -> None:
-        if self._next is not None:
-            self._next.stop()
+        for callee in self._callees.values():
+            callee.stop()
         self.bench.close()
         self._sdk_provider.shutdown()
 
-    def sample(
-        self,
-        name: str,
-        probe: Path | None = None,
-        *,
-        tools: int | None = None,
-        then: str | None = None,
-    ) -> Sample:
-        """One repetition of arm ``name``; with ``probe``, probe.py's probe runs in both
-        processes over the timed turns, its output labelled ``<probe>/<arm>-caller`` and
+    def sample(self, name: str, probe: Path | None = None, *, tools: int | None = None) -> Sample:
+        """One slot of arm ``name``; with ``probe``, probe.py's probe runs in both processes
+        over the timed turns, its output labelled ``<probe>/<arm>-caller`` and
         ``<probe>/<arm>-callee``. ``tools``: tool calls of its turns instead of the worker's
-        (a shorter warm-up run). ``then``: the arm of the next repetition, whose callee is
-        started as soon as this one's timed turns end: its start-up (imports, ~2 s of CPU)
-        runs during this repetition's teardown (flushing the telemetry, stopping the callee),
-        never during timed turns, and it waits for a command before its own."""
+        (a shorter warm-up run)."""
         bench, telemetry = self.bench, None
         turn: TurnRunner = run_turn
         if name == "ours":
@@ -210,29 +233,20 @@ class Deployed:
             telemetry = Telemetry(endpoint(), service=FLOOR_SERVICE)
             turn = floor_caller(telemetry)
         sdk_tracing(name == "sdk")
-        callee, self._next = self._next, None
-        if callee is None or callee.arm != name:
-            if callee is not None:
-                callee.stop()
-            callee = _Callee(name)
+        if name not in self._callees:
+            self._callees[name] = _Callee(name)
+        callee = self._callees[name]
         size = bench.turns, tools or bench.tools
-
-        def timed_turns_ended() -> None:
-            if then is not None:
-                self._next = _Callee(then)
-
         try:
-            sample = bench.runner.run(
-                _timed(callee, size, turn, name, probe=probe, ended=timed_turns_ended)
-            )
+            sample = bench.runner.run(_timed(callee, size, turn, name, probe=probe))
         finally:
-            callee.stop()
             sdk_tracing(False)
             if name == "ours":
                 bench.instrumentor.uninstrument()
             if telemetry is not None:
                 telemetry.shutdown(dead=False)
             self._sdk_provider.force_flush()
+        callee.flush()
         if telemetry is not None:
             bench.ran(name, *size)
         return sample
@@ -242,42 +256,62 @@ def run(quick: bool) -> list[Figure]:
     turns = 1  # the issue's check: one 1,500-update turn
     deployed = Deployed(turns)
     bench = deployed.bench
-    cpus: dict[str, list[float]] = {}
-    splits: dict[str, list[Sample]] = {}
-
-    samples: dict[str, list[float]] = {}
-    # A warm-up round (each arm once, a turn of WARMUP_TOOLS), then the repetitions, the arms'
-    # order reversed every other one (benchlib.interleave_arms' order).
-    order = [(name, True) for name in ARMS] + [
-        (name, False) for rep in range(3 if quick else 7) for name in arm_order(ARMS, rep)
-    ]
+    # Each arm's slots by block: a warm-up round first (each arm once, a turn of WARMUP_TOOLS;
+    # not samples), then the mirrored blocks.
+    taken: dict[str, list[list[Sample]]] = {name: [] for name in ARMS}
+    slots: list[list[Any]] = []
     try:
-        for index, (name, warmup) in enumerate(order):
-            then = order[index + 1][0] if index + 1 < len(order) else None
+        for name in ARMS:
+            deployed.sample(name, tools=WARMUP_TOOLS)
+        for block, name in mirrored_blocks(ARMS, 2 if quick else BLOCKS):
             gc.collect()
-            sample = deployed.sample(name, tools=WARMUP_TOOLS if warmup else None, then=then)
-            if not warmup:
-                samples.setdefault(name, []).append(sample.wall)
-                cpus.setdefault(name, []).append(sample.cpu)
-                splits.setdefault(name, []).append(sample)
+            sample = deployed.sample(name)
+            if len(taken[name]) <= block:
+                taken[name].append([])
+            taken[name][block].append(sample)
+            slots.append([block, name, round(sample.wall, 4), round(sample.cpu, 4)])
     finally:
         deployed.close()
+    # One value per arm and block: the mean of its turns, centred on the block's middle.
+    splits = {name: [Sample.mean(pair) for pair in blocks] for name, blocks in taken.items()}
+    samples = {name: [sample.wall for sample in blocks] for name, blocks in splits.items()}
+    cpus = {name: [sample.cpu for sample in blocks] for name, blocks in splits.items()}
+    return figures(samples, cpus, splits, slots, bench.traces.get("ours", {}))
+
+
+def figures(
+    samples: dict[str, list[float]],
+    cpus: dict[str, list[float]],
+    splits: dict[str, list[Sample]],
+    slots: list[list[Any]],
+    traces: dict[int, int],
+) -> list[Figure]:
+    """The two figures from each arm's per-block wall clock (``samples``) and CPU seconds of
+    both processes (``cpus``), per turn."""
+    updates = TOOLS_PER_TURN * UPDATES_PER_TOOL
     wall = {name: statistics.median(values) for name, values in samples.items()}
     cpu = {name: statistics.median(values) for name, values in cpus.items()}
-    updates = turns * TOOLS_PER_TURN * UPDATES_PER_TOOL
-    # What each adds to the untraced turn, paired by repetition (see the module docstring);
-    # ours against a2a-sdk's is the deployed comparison a user makes, the acceptance check.
+    # What each adds to the untraced turn, paired by block (see the module docstring).
     added, cpu_added = paired_added(samples), paired_added(cpus)
-    # Each arm's ratio to the untraced turn, paired the same way: the median over repetitions
-    # of arm_i / off_i. The machine's speed moved ~2x between repetitions of one quiet run
+    # Each arm's ratio to the untraced turn, paired the same way: the median over blocks of
+    # arm_b / off_b. The machine's speed moved ~2x between repetitions of one quiet run
     # (off's wall clock 2.59-5.13 s) while wall / CPU stayed within 3% inside each arm: a ratio
     # of two medians taken from different repetitions read the floor and ours "faster than
     # untraced" (x0.865, x0.902; paired: x1.045, x1.032).
     ratios, cpu_ratios = paired_ratio(samples), paired_ratio(cpus)
+    intervals = {"wall": intervals_of(samples), "cpu": intervals_of(cpus)}
+    blocks = len(samples["off"])
     workload = (
-        f"{turns} turn(s) of {TOOLS_PER_TURN} tool calls ({updates} working updates) per "
-        "repetition over JSON-RPC streaming, the callee in a process of its own, both sides "
-        f"exporting OTLP/HTTP, {len(samples['off'])} interleaved repetitions"
+        f"1 turn of {TOOLS_PER_TURN} tool calls ({updates} working updates) per slot over "
+        "JSON-RPC streaming, each arm's callee in a process of its own, both sides exporting "
+        f"OTLP/HTTP, {blocks} mirrored blocks of one slot per arm each way"
+    )
+    verdicts = (
+        f"95% intervals (order statistics over the {blocks} blocks), wall clock: ours - floor "
+        f"{_interval_text(intervals['wall']['ours_minus_floor'])}, acceptance "
+        f"{_interval_text(intervals['wall']['added_vs_a2a_sdk'])}; CPU: ours - floor "
+        f"{_interval_text(intervals['cpu']['ours_minus_floor'])}, acceptance "
+        f"{_interval_text(intervals['cpu']['added_vs_a2a_sdk'])}"
     )
     measured = (
         f"medians, wall clock: none {wall['off']:.3f} s, ours {wall['ours']:.3f} s "
@@ -286,26 +320,30 @@ def run(quick: bool) -> list[Figure]:
         f"(x{ratios['sdk']:.3f}); CPU time of both processes: none "
         f"{cpu['off']:.3f} s, ours {cpu['ours']:.3f} s (x{cpu_ratios['ours']:.3f}), the "
         f"floor {cpu['floor']:.3f} s (x{cpu_ratios['floor']:.3f}), a2a-sdk "
-        f"{cpu['sdk']:.3f} s (x{cpu_ratios['sdk']:.3f}); each x the median over repetitions "
-        "of the arm's time over the untraced arm's of the same repetition"
+        f"{cpu['sdk']:.3f} s (x{cpu_ratios['sdk']:.3f}); each x the median over blocks "
+        f"of the arm's time over the untraced arm's of the same block; {verdicts}"
     )
+    acceptance_wall = intervals["wall"]["added_vs_a2a_sdk"]
     extra = {
         "updates": updates,
         "floor_wall_ratio": round(ratios["floor"], 4),
         "a2a_sdk_wall_ratio": round(ratios["sdk"], 4),
-        "added_vs_a2a_sdk": round(added["ours"] / added["sdk"], 4),
+        "added_vs_a2a_sdk": acceptance_wall["median"],
         "cpu_ratio": round(cpu_ratios["ours"], 4),
         "floor_cpu_ratio": round(cpu_ratios["floor"], 4),
         "a2a_sdk_cpu_ratio": round(cpu_ratios["sdk"], 4),
         "wall_ratios": {name: round(value, 4) for name, value in ratios.items()},
         "cpu_ratios": {name: round(value, 4) for name, value in cpu_ratios.items()},
-        "cpu_added_vs_a2a_sdk": round(cpu_added["ours"] / cpu_added["sdk"], 4),
+        "cpu_added_vs_a2a_sdk": intervals["cpu"]["added_vs_a2a_sdk"]["median"],
+        "intervals": intervals,
         "wall_medians": {name: round(value, 4) for name, value in wall.items()},
         "cpu_medians": {name: round(value, 4) for name, value in cpu.items()},
         "cpu_samples": {name: [round(v, 4) for v in values] for name, values in cpus.items()},
         "wall_added": {name: round(value, 4) for name, value in added.items()},
         "cpu_added": {name: round(value, 4) for name, value in cpu_added.items()},
         "cpu_split": cpu_split(splits),
+        # Every timed slot in the order run: [block, arm, wall s, CPU s of both processes].
+        "slots": slots,
     }
     processes = ratio_figure(
         "e2e_processes",
@@ -316,37 +354,61 @@ def run(quick: bool) -> list[Figure]:
         # Ours may add at most 0.03 of the untraced turn above what the SDK floor adds.
         target=round(ratios["floor"] + 0.03, 4),
         notes=f"{workload}; ours vs neither traced, {measured}",
-        extra={
-            **extra,
-            "expect_spans": expect_spans(BRIDGE_SERVICE, bench.traces.get("ours", {})),
-        },
+        extra={**extra, "expect_spans": expect_spans(BRIDGE_SERVICE, traces)},
     )
-    acceptance = ratio_figure(
-        "e2e_processes_vs_a2a_sdk",
-        ([added["ours"]], [added["sdk"]]),
+    acceptance = Figure(
+        name="e2e_processes_vs_a2a_sdk",
+        value=round(added["ours"], 4),
         unit="s",
-        scale=1.0,
+        baseline=round(added["sdk"], 4),
+        ratio=acceptance_wall["median"],
         target=0.15,
         notes=(
             f"issue 21's acceptance check: {workload}; what our instrumentor (defaults: sampled, "
             "content capture off) adds to the wall clock of the turn over what a2a-sdk's own "
-            "tracing adds, each the median over repetitions of the arm minus the untraced arm "
-            f"of the same repetition: {added['ours']:+.3f} s vs {added['sdk']:+.3f} s; in CPU "
-            f"time of both processes {cpu_added['ours']:+.3f} s vs {cpu_added['sdk']:+.3f} s "
-            f"({cpu_added['ours'] / cpu_added['sdk']:.3f}); {measured}"
+            "tracing adds, the median over blocks of (ours - none) / (a2a-sdk - none) of the "
+            f"same block; added, medians of the paired differences: {added['ours']:+.3f} s vs "
+            f"{added['sdk']:+.3f} s; in CPU time of both processes {cpu_added['ours']:+.3f} s "
+            f"vs {cpu_added['sdk']:+.3f} s; {measured}"
         ),
-        extra=extra,
+        extra={
+            **extra,
+            "samples": {
+                name: [round(value, 4) for value in values] for name, values in samples.items()
+            },
+        },
     )
-    acceptance.extra.pop("reps")
-    acceptance.extra["samples"] = {
-        name: [round(value, 4) for value in values] for name, values in samples.items()
-    }
     return [processes, acceptance]
 
 
+def intervals_of(series: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+    """Per-block figures with their intervals (benchlib.Interval): each traced arm's ratio to
+    ``off``; ``ours_minus_floor``, (ours - floor) / off, held to 0.03 (e2e_processes' target);
+    ``added_vs_a2a_sdk``, (ours - off) / (sdk - off), held to 0.15 (the acceptance check)."""
+    off = series["off"]
+    found = {
+        name: median_interval([a / b for a, b in zip(values, off, strict=True)]).as_json()
+        for name, values in series.items()
+        if name != "off"
+    }
+    ours, floor, sdk = series["ours"], series["floor"], series["sdk"]
+    found["ours_minus_floor"] = median_interval(
+        [(a - f) / b for a, f, b in zip(ours, floor, off, strict=True)]
+    ).as_json(0.03)
+    found["added_vs_a2a_sdk"] = median_interval(
+        [(a - b) / (t - b) for a, t, b in zip(ours, sdk, off, strict=True)]
+    ).as_json(0.15)
+    return found
+
+
+def _interval_text(found: dict[str, Any]) -> str:
+    low, high = found["ci"]
+    return f"{found['median']:.3f} [{low:.3f}, {high:.3f}] {found['verdict']}"
+
+
 def paired_added(samples: dict[str, list[float]]) -> dict[str, float]:
-    """What each arm adds to ``off``: the median over repetitions of the arm's sample minus
-    ``off``'s sample of the same repetition."""
+    """What each arm adds to ``off``: the median over blocks (repetitions) of the arm's sample
+    minus ``off``'s sample of the same block."""
     base = samples["off"]
     return {
         name: statistics.median(a - b for a, b in zip(values, base, strict=True))
@@ -356,8 +418,8 @@ def paired_added(samples: dict[str, list[float]]) -> dict[str, float]:
 
 
 def paired_ratio(samples: dict[str, list[float]]) -> dict[str, float]:
-    """Each arm's ratio to ``off``: the median over repetitions of the arm's sample divided by
-    ``off``'s sample of the same repetition."""
+    """Each arm's ratio to ``off``: the median over blocks (repetitions) of the arm's sample
+    divided by ``off``'s sample of the same block."""
     base = samples["off"]
     return {
         name: statistics.median(a / b for a, b in zip(values, base, strict=True))
@@ -370,7 +432,7 @@ def cpu_split(splits: dict[str, list[Sample]]) -> dict[str, dict[str, dict[str, 
     """Per arm and process (caller, callee), the median CPU seconds of the whole process, of
     its event loop's thread (``main``) and of its other threads (``threads``: span and metric
     export), and its full garbage collections (``gc_full``); for the traced arms what each
-    adds to ``off`` (``added_*``, paired by repetition as :func:`paired_added`)."""
+    adds to ``off`` (``added_*``, paired by block as :func:`paired_added`)."""
     found: dict[str, dict[str, dict[str, float]]] = {}
     for process in ("caller", "callee"):
         for key in ("process", "main", "threads", "gc_full"):
@@ -405,10 +467,9 @@ async def _timed(
     name: str,
     *,
     probe: Path | None,
-    ended: Callable[[], None],
 ) -> Sample:
     """Wall and CPU (per process and thread) of ``size`` (turns, tool calls each), after a
-    one-tool warm-up; ``ended()`` is called as soon as the clocks have been read."""
+    one-tool warm-up."""
     client: Any = create_client(callee.card)
     here = Probe()
     try:
@@ -426,7 +487,6 @@ async def _timed(
         if probe is not None:
             here.stop(probe / f"{name}-caller")
             callee.ask(f"probe stop {probe / f'{name}-callee'}")
-        ended()
         return sample
     finally:
         await client.close()

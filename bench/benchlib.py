@@ -9,6 +9,7 @@ alternate within each repetition too, every few milliseconds (:func:`alternating
 from __future__ import annotations
 
 import gc
+import math
 import os
 import platform
 import statistics
@@ -113,6 +114,70 @@ def interleave_arms(
 def arm_order(names: Sequence[str], rep: int) -> Sequence[str]:
     """The arms' order in repetition ``rep`` (from 0): as given, reversed every other one."""
     return names if rep % 2 == 0 else names[::-1]
+
+
+def mirrored_blocks(names: Sequence[str], blocks: int) -> list[tuple[int, str]]:
+    """The slots (block, arm) of ``blocks`` mirrored blocks: each block runs the arms in order
+    and back (A B C D C B A; the last arm once, in the middle). Every arm's slots in a block
+    are centred on the same moment, so a drift of the machine's speed that is linear over the
+    block adds the same to every arm's mean; adjacent slots pair the arms closer still."""
+    palindrome = (*names, *reversed(names[:-1]))
+    return [(block, name) for block in range(blocks) for name in palindrome]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A median over blocks (repetitions) and a distribution-free confidence interval for it:
+    the order statistics ``low`` = x(k) and ``high`` = x(n+1-k), with ``coverage`` =
+    1 - 2 P(Binomial(n, 1/2) < k), the largest k whose coverage is at least the confidence
+    asked (k = 1, min and max, when none is). It assumes only that the blocks are independent
+    draws of the same distribution, not that it is normal."""
+
+    median: float
+    low: float
+    high: float
+    coverage: float
+    n: int
+    confidence: float
+
+    def verdict(self, target: float) -> str:
+        """``met`` when the whole interval is at or below ``target``, ``missed`` when it is
+        wholly above, ``unresolved`` when it spans it or too few blocks give the confidence
+        asked: the run cannot tell."""
+        if self.coverage < self.confidence:
+            return "unresolved"
+        if self.high <= target:
+            return "met"
+        if self.low > target:
+            return "missed"
+        return "unresolved"
+
+    def as_json(self, target: float | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "median": round(self.median, 4),
+            "ci": [round(self.low, 4), round(self.high, 4)],
+            "coverage": round(self.coverage, 3),
+            "n": self.n,
+        }
+        if target is not None:
+            found["target"] = round(target, 4)
+            found["verdict"] = self.verdict(target)
+        return found
+
+
+def median_interval(values: Sequence[float], confidence: float = 0.95) -> Interval:
+    """The median of ``values`` with its order-statistic confidence interval (:class:`Interval`)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    k, coverage = 1, 1 - 2 * 0.5**n
+    for candidate in range(2, n // 2 + 1):
+        below = sum(math.comb(n, i) for i in range(candidate)) / 2**n
+        if 1 - 2 * below < confidence:
+            break
+        k, coverage = candidate, 1 - 2 * below
+    return Interval(
+        statistics.median(ordered), ordered[k - 1], ordered[n - k], coverage, n, confidence
+    )
 
 
 def alternating(

@@ -7,8 +7,10 @@ exporting to ``BENCH_OTLP_ENDPOINT``. It serves the benchmark
 agent over JSON-RPC on 127.0.0.1, prints its agent card (JSON) on one line, then answers each
 ``cpu`` line on stdin with one JSON line: its process CPU seconds (``process``) and those of
 each live thread by name (``threads``, benchlib.cpu_by_thread) and the garbage collector's
-collections by generation (``collections``). ``probe start`` and
-``probe stop PATH`` start and stop probe.py's probe (profile_processes.py), each answered
+collections by generation (``collections``) and its resident set (``rss_kb``). ``flush`` exports
+the spans and metrics still held (the next turn, maybe another arm's, is timed while this
+process waits: nothing of this turn's is left to export then), answered ``ok``. ``probe start``
+and ``probe stop PATH`` start and stop probe.py's probe (profile_processes.py), each answered
 ``ok``. At the end of stdin it stops serving, flushes its telemetry and exits.
 """
 
@@ -45,7 +47,7 @@ async def _serve(arm: str) -> None:
     from a2a_progress.otel.metrics import BridgeMetrics
     from a2a_progress.serving import serve_agent
     from agent import ScriptedAgent, tracer_provider
-    from benchlib import cpu_by_thread, gc_collections
+    from benchlib import cpu_by_thread, gc_collections, rss_kb
     from floor import FloorObserver
     from probe import Probe
 
@@ -90,8 +92,13 @@ async def _serve(arm: str) -> None:
                     "process": time.process_time(),
                     "threads": cpu_by_thread(),
                     "collections": gc_collections(),
+                    "rss_kb": rss_kb(),
                 }
                 print(json.dumps(cpu), flush=True)
+            elif command == ["flush"]:
+                for provider in providers:
+                    provider.force_flush()  # type: ignore[attr-defined]
+                print("ok", flush=True)
             elif command == ["probe", "start"]:
                 probe.start()
                 print("ok", flush=True)

@@ -18,6 +18,7 @@ they are measured interleaved in the same process, against the same baseline sam
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -133,6 +134,11 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
 
         receiver = OtlpReceiver(http_port=0, grpc_port=None).start()
         env["BENCH_OTLP_ENDPOINT"] = receiver.http_endpoint
+        # The receiver keeps every span it is sent (e2e_processes: ~140k of a2a-sdk's own),
+        # and this process's full collections over them grew to ~0.4 s each (4 in one
+        # e2e_processes run, load 6), landing in whichever timed turn was running: a
+        # collector is not a Python heap. E2E workers never run beside another worker.
+        gc.disable()
     try:
         returncode, stdout, stderr, usage = _wait_for(command, env)
         if returncode != 0:
@@ -146,6 +152,7 @@ def _run_worker(name: str, quick: bool) -> list[dict[str, Any]]:
     finally:
         if receiver is not None:
             receiver.stop()
+            gc.enable()
     seconds = round(time.monotonic() - started, 1)
     # CPU time of the worker and every process it waited for (callee processes, valgrind): on
     # two quiet cores the worker's wall time is about this, less where it runs two at once.

@@ -122,20 +122,42 @@ def _ratio(result: dict[str, Any]) -> str:
             f" ({absolute}{result['above_floor']:+.3f} above its floor's "
             f"{result['floor_ratio']:.3f}{unredacted})"
         )
+    interval = _interval(result)
     if result["name"] == "e2e_processes":
         text += (
             f" (SDK floor {_TIMES}{result['floor_wall_ratio']:.2f}, a2a-sdk "
             f"{_TIMES}{result['a2a_sdk_wall_ratio']:.2f}"
         )
+        if interval is not None:
+            low, high = interval["ci"]
+            text += f"; ours - floor {interval['median']:+.3f}, 95% CI {low:+.3f} to {high:+.3f}"
         if "added_vs_a2a_sdk" in result:
             text += f"; ours adds {result['added_vs_a2a_sdk']:.2f} of what a2a-sdk adds"
         text += ")"
+    if result["name"] != "e2e_processes" and interval is not None:
+        low, high = interval["ci"]
+        text += f" (95% CI {low:.2f}-{high:.2f})"
     if result["name"] == "e2e_processes_vs_a2a_sdk":
         text += (
             f" (CPU of both processes: {result['cpu_added_vs_a2a_sdk']:.2f}; ours "
             f"{_TIMES}{result['cpu_ratio']:.2f}, a2a-sdk {_TIMES}{result['a2a_sdk_cpu_ratio']:.2f})"
         )
     return text
+
+
+def _interval(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The interval of the figure a row's target is about (runs since December 2026):
+    e2e_processes' ours - floor, the acceptance ratio, vs_a2a_sdk_tracing's, as timed."""
+    intervals = result.get("intervals")
+    if not intervals:
+        return None
+    if result["name"] == "e2e_processes":
+        found: dict[str, Any] = intervals["wall"]["ours_minus_floor"]
+    elif result["name"] == "e2e_processes_vs_a2a_sdk":
+        found = intervals["wall"]["added_vs_a2a_sdk"]
+    else:
+        found = intervals["cpu"]
+    return found
 
 
 def _target(result: dict[str, Any]) -> str:
@@ -156,7 +178,12 @@ def _met(result: dict[str, Any]) -> str:
         return "floor"
     if result["name"] in _COMPANIONS:
         return "info"
-    return "yes" if result["passed"] else "**no**"
+    met = "yes" if result["passed"] else "**no**"
+    interval = _interval(result)
+    if interval is not None and interval["verdict"] == "unresolved":
+        # The 95% interval spans the target: this run cannot tell either way.
+        met += " (unresolved)"
+    return met
 
 
 def table(results: list[dict[str, Any]]) -> str:

@@ -4,6 +4,7 @@ its floor, and the acceptance check's shares of what a2a-sdk's own tracing adds.
 
 from __future__ import annotations
 
+import statistics
 import sys
 
 import pytest
@@ -149,3 +150,73 @@ def test_deployed_ratios_pair_each_arm_with_the_untraced_arm_of_its_repetition()
     unpaired = ratio_figure("e2e_processes", (ours, off), unit="s", scale=1.0, target=1)
     assert paired.ratio == pytest.approx(1.1)
     assert unpaired.ratio == pytest.approx(2.2 / 4.0)  # what the rows read until 2 December
+
+
+def test_a_median_interval_is_the_order_statistics_of_its_coverage() -> None:
+    from benchlib import median_interval
+
+    # n = 6: only min and max cover 95% (1 - 2 / 64); n = 12: x(3) and x(10) cover 96.1%,
+    # x(4) and x(9) only 85.4%.
+    six = median_interval([0.5, 0.1, 0.3, 0.2, 0.6, 0.4])
+    assert (six.median, six.low, six.high) == pytest.approx((0.35, 0.1, 0.6))
+    assert six.coverage == pytest.approx(1 - 2 / 64)
+    twelve = median_interval([float(value) for value in range(12)])
+    assert (twelve.low, twelve.high) == (2.0, 9.0)
+    assert twelve.coverage == pytest.approx(1 - 2 * (1 + 12 + 66) / 4096)
+
+
+def test_a_verdict_is_given_only_when_the_interval_is_on_one_side_of_the_target() -> None:
+    from benchlib import median_interval
+
+    spread = [0.02, 0.03, 0.05, 0.06, 0.08, 0.09]
+    assert median_interval(spread).verdict(0.1) == "met"
+    assert median_interval(spread).verdict(0.01) == "missed"
+    assert median_interval(spread).verdict(0.05) == "unresolved"
+    # Five blocks cannot give 95% (min to max covers 93.75%): no verdict, whatever the values.
+    assert median_interval(spread[:5]).verdict(0.5) == "unresolved"
+
+
+def test_mirrored_blocks_centre_every_arm_on_the_same_slot() -> None:
+    from benchlib import mirrored_blocks
+
+    arms = ("off", "ours", "floor", "sdk")
+    slots = mirrored_blocks(arms, 2)
+    assert [name for _, name in slots[:7]] == [*arms, "floor", "ours", "off"]
+    for block in (0, 1):
+        centres = {
+            name: statistics.fmean(i for i, slot in enumerate(slots) if slot == (block, name))
+            for name in arms
+        }
+        assert set(centres.values()) == {7 * block + 3}
+
+
+def test_deployed_intervals_pair_each_block_and_ask_the_targets_directly() -> None:
+    import bench_processes
+
+    # The untraced turn drifts 2 s -> 4 s over the blocks; every block says ours costs 0.06
+    # and the floor 0.02 of it more, a2a-sdk 0.5.
+    off = [2.0, 2.5, 3.0, 3.5, 4.0, 3.0]
+    series = {
+        "off": off,
+        "ours": [value * 1.06 for value in off],
+        "floor": [value * 1.02 for value in off],
+        "sdk": [value * 1.5 for value in off],
+    }
+    found = bench_processes.intervals_of(series)
+    assert found["ours"]["median"] == pytest.approx(1.06)
+    assert found["ours_minus_floor"]["median"] == pytest.approx(0.04)
+    assert found["ours_minus_floor"]["verdict"] == "missed"  # above 0.03 in every block
+    assert found["added_vs_a2a_sdk"]["median"] == pytest.approx(0.12)
+    assert found["added_vs_a2a_sdk"]["verdict"] == "met"
+    # One block the other way is enough to leave ours - floor unresolved at 95%.
+    series["ours"][2] = off[2] * 1.0
+    assert bench_processes.intervals_of(series)["ours_minus_floor"]["verdict"] == "unresolved"
+
+
+def test_a_block_value_is_the_mean_of_its_slots() -> None:
+    import bench_processes
+
+    first = bench_processes.Sample(2.0, {"process": 1.0}, {"process": 3.0})
+    second = bench_processes.Sample(4.0, {"process": 2.0}, {"process": 2.0})
+    mean = bench_processes.Sample.mean([first, second])
+    assert (mean.wall, mean.cpu) == (3.0, 4.0)
