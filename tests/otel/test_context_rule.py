@@ -11,14 +11,14 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from a2a_progress.otel import tool_context
-from a2a_progress.otel.tool_span import EventBuffer, ToolSpan
+from a2a_progress.otel.tool_span import ToolSpan
 
 _ids = itertools.count(1)
 
 
 def tool() -> ToolSpan:
     span = NonRecordingSpan(SpanContext(1, next(_ids), False, TraceFlags(1)))
-    return ToolSpan(EventBuffer(span, 8), "t")
+    return ToolSpan(span, 8, "t")
 
 
 def current_id() -> int:

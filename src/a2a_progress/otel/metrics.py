@@ -94,24 +94,18 @@ class TurnCounts:
     summed locally and added every ``flush_every`` envelopes and when the turn ends.
     """
 
-    __slots__ = (
-        "_flush_every",
-        "_kinds",
-        "_metrics",
-        "_observer",
-        "_outcomes",
-        "_pending",
-    )
+    __slots__ = ("_metrics", "_observer", "_outcomes", "flush_every", "kinds", "pending")
 
     def __init__(self, metrics: BridgeMetrics, observer: str, flush_every: int = 256) -> None:
         self._metrics = metrics
         self._observer = observer
-        self._flush_every = flush_every
+        self.flush_every = flush_every
         self._outcomes: dict[str, int] = {}
         # By kind; their sum is the outcome ``accepted`` (a defaultdict: ``+= 1`` needs no
-        # method call, and this runs for almost every update).
-        self._kinds: defaultdict[str, int] = defaultdict(int)
-        self._pending = 0
+        # method call, and this runs for almost every update). Public, with ``pending`` (counted
+        # since the last flush): a turn counts most updates in place (see `accepted`).
+        self.kinds: defaultdict[str, int] = defaultdict(int)
+        self.pending = 0
 
     def outcome(self, outcome: str) -> None:
         """Count one update with this outcome."""
@@ -119,21 +113,24 @@ class TurnCounts:
         self._tick()
 
     def accepted(self, kind: str) -> None:
-        """Count one accepted envelope of this kind (outcome ``accepted`` and its kind at once)."""
-        self._kinds[kind] += 1
-        self._pending += 1  # _tick(), inlined
-        if self._pending >= self._flush_every:
+        """Count one accepted envelope of this kind (outcome ``accepted`` and its kind at once).
+
+        A recorded turn does this in place: ``kinds[kind] += 1``, ``pending += 1``, and `flush`
+        when ``pending`` reaches ``flush_every``."""
+        self.kinds[kind] += 1
+        self.pending += 1  # _tick(), inlined
+        if self.pending >= self.flush_every:
             self.flush()
 
     def _tick(self) -> None:
-        self._pending += 1
-        if self._pending >= self._flush_every:
+        self.pending += 1
+        if self.pending >= self.flush_every:
             self.flush()
 
     def flush(self) -> None:
         """Add what was counted since the last flush to the counters."""
-        outcomes, kinds = self._outcomes, self._kinds
-        self._outcomes, self._kinds, self._pending = {}, defaultdict(int), 0
+        outcomes, kinds = self._outcomes, self.kinds
+        self._outcomes, self.kinds, self.pending = {}, defaultdict(int), 0
         accepted = sum(kinds.values())
         if accepted:
             self._metrics.count_envelopes(_ACCEPTED, self._observer, accepted)

@@ -11,7 +11,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from a2a_progress.consumer import CallRecord, EndReason
 from a2a_progress.envelope import HARD_LIMIT_BYTES
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.content import Collected
+from a2a_progress.otel.content import Collected, tool_call_result
 
 __all__ = ["ERROR_END_REASONS", "EventBuffer", "ToolSpan", "ended_call"]
 
@@ -19,6 +19,9 @@ ERROR_END_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
 """End reasons that make a tool call an error (a stream that raised also does: ``failed``). A
 canceled turn's tools are not: a cancellation is no error, of the turn or of its tools."""
 _STREAM_CLOSED: Final = EndReason.STREAM_CLOSED
+# OTLP integers are int64: a JSON seq past them is left out (exporters would drop it).
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
 
 
 def ended_call(call: CallRecord, *, failed: bool) -> tuple[str, bool]:
@@ -66,9 +69,9 @@ class EventBuffer:
             self.span.set_attribute(conv.EVENTS_DROPPED, self.dropped)
 
 
-class ToolSpan:
-    """One tool call's ``execute_tool`` span (its events' buffer); ``is_open`` until the bridge
-    ends it.
+class ToolSpan(EventBuffer):
+    """One tool call's ``execute_tool`` span and its events' buffer (one object, not two: a span
+    opens and ends for every tool call on each side); ``is_open`` until the bridge ends it.
 
     ``counted``: this span is the call's execution in GenAI views (``gen_ai.operation.name``,
     the duration metric); False for a caller's mirror of a span the callee announced.
@@ -76,12 +79,18 @@ class ToolSpan:
     ``gen_ai.tool.call.result``, joined and bounded as it ends (opt-in content; None without).
     """
 
-    __slots__ = ("counted", "events", "first_seq", "is_open", "name", "result", "started")
+    __slots__ = ("counted", "first_seq", "is_open", "name", "result", "started")
 
-    def __init__(
-        self, events: EventBuffer, name: str, *, counted: bool = True, parts: int = 0
+    def __init__(  # noqa: PLR0917 - once per tool call: positional, one call
+        self,
+        span: Span,
+        cap: int,
+        name: str,
+        counted: bool = True,
+        parts: int = 0,
+        first_seq: int | None = None,
     ) -> None:
-        self.events = events
+        super().__init__(span, cap)
         self.name = name
         self.started = time.monotonic()
         self.is_open = True
@@ -89,19 +98,36 @@ class ToolSpan:
         self.result = Collected(parts, HARD_LIMIT_BYTES) if parts else None
         # The seq.first attribute the span started with (None: none), so that the end sets it
         # again only when a late start has changed it.
-        self.first_seq: int | None = None
+        self.first_seq = first_seq
 
-    @property
-    def span(self) -> Span:
-        """The ``execute_tool`` span."""
-        return self.events.span
-
-    def end(self, attributes: dict[str, Any], error: str | None) -> None:
-        """End the span: its held events, then ``attributes`` in one call (the SDK takes the
-        span's lock once), then ERROR with the description ``error`` when one is given."""
-        self.events.flush()
-        span = self.events.span
+    def end(
+        self,
+        call: CallRecord,
+        reason: str,
+        error: bool,
+        description: str | None,
+        result_limit: int,
+    ) -> None:
+        """End the span: its held events, then its end attributes in one call (the SDK takes
+        the span's lock once), then ERROR with ``description`` when it failed."""
+        attributes: dict[str, Any] = {}
+        last_seq, first_seq = call.last_seq, call.first_seq
+        if _INT64_MIN <= last_seq <= _INT64_MAX:
+            attributes[conv.SEQ_LAST] = last_seq
+        # Set at the start; again only if a late start has lowered it since.
+        if first_seq != self.first_seq and _INT64_MIN <= first_seq <= _INT64_MAX:
+            attributes[conv.SEQ_FIRST] = first_seq
+        attributes[conv.END_REASON] = reason
+        if error:
+            attributes[conv.ERROR_TYPE] = reason
+        if self.result is not None:
+            result = tool_call_result(self.result, result_limit)
+            if result is not None:
+                attributes[conv.GEN_AI_TOOL_CALL_RESULT] = result
+        if self.tail is not None or self.dropped:
+            self.flush()
+        span = self.span
         span.set_attributes(attributes)
-        if error is not None:
-            span.set_status(Status(StatusCode.ERROR, error))
+        if error:
+            span.set_status(Status(StatusCode.ERROR, description))
         span.end()

@@ -28,14 +28,13 @@ from a2a_progress.consumer import (
     Outcome,
     ProgressAssembler,
     TurnOutcome,
-    Update,
     error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.announce import announced
-from a2a_progress.otel.content import PART_REASONING, PART_TEXT, tool_call_result
+from a2a_progress.otel.content import PART_REASONING, PART_TEXT
 from a2a_progress.otel.errors import (
     error_type,
     fail,
@@ -48,7 +47,7 @@ from a2a_progress.otel.pending import mark_pending
 from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.otel.tool_span import ERROR_END_REASONS, EventBuffer, ToolSpan
 from a2a_progress.otel.turn_content import Stream, TurnContent
-from a2a_progress.producer.handoff import handed_envelope
+from a2a_progress.producer.handoff import offered
 from a2a_progress.redaction import DEFAULT_REDACTOR
 from a2a_progress.sdk.adapter import (
     A2AEvent,
@@ -78,6 +77,9 @@ _WORKING: Final = int(TaskState.WORKING)
 _TOOL_CALL: Final = Kind.TOOL_CALL
 _TEXT: Final = Kind.TEXT
 _OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
+_SEQ: Final = conv.SEQ
+_STREAM_KEY: Final = conv.STREAM_KEY
+_CONTENT_SIZE: Final = conv.CONTENT_SIZE
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
@@ -117,12 +119,10 @@ class TurnTelemetry:
         self._span = span
         # A turn the sampler dropped (span not recording) makes no span events, content or tool
         # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
-        # context and one (empty) event buffer, the turn's own too; its metrics are still counted.
+        # context; its metrics are still counted.
         self._recording = recording = span.is_recording()
-        unsampled = None if recording else NonRecordingSpan(span.get_span_context())
-        self._unsampled_tool = None if unsampled is None else EventBuffer(unsampled, 2)
-        cap = self._config.max_events_per_span
-        self._span_events = self._unsampled_tool or EventBuffer(span, cap)
+        self._unsampled_span = None if recording else NonRecordingSpan(span.get_span_context())
+        self._span_events = EventBuffer(span, self._config.max_events_per_span)
         # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
         # its own tools, and spans read back from its updates would double each of them. The
         # assembler hands over each accepted envelope's effects (on_accepted) without making a
@@ -132,6 +132,7 @@ class TurnTelemetry:
             dialects=None if observer == conv.OBSERVER_CALLER else "none",
             on_accepted=self._accepted,
         )
+        self._feed_working = self._assembler.feed_working  # bound once: once per update
         # The event being fed (caller): a status update may announce the callee's span (a 0.2.x
         # callee's: in its view's message, or, read without a view, its envelope Part).
         self._fed: object = None
@@ -181,15 +182,28 @@ class TurnTelemetry:
         self._fed = event
         try:
             # The callee's own emitter hands over the envelope of the update it is enqueuing.
-            handed = handed_envelope() if self._callee else None
-            if handed is not None and (working := working_update(event)) is not None:
-                # Its WORKING update: everything the assembler reads from it is known already.
-                updates = self._working(*working, *handed)
-            elif handed is None and (read := working_envelope(event)) is not None:
+            # handed_envelope(), inlined: once per update the agent enqueues.
+            offer = offered() if self._callee else None
+            handed = offer.pop() if offer else None
+            working = False
+            if handed is None:
                 # Most events: a WORKING update whose one Part carries an envelope. The rules
                 # need no more of it; its Part is read again only if it opens a tool call.
-                task_id, context_id, envelope, self._part = read
-                updates = self._working(task_id, context_id, envelope, "")
+                read = working_envelope(event)
+                if read is not None:
+                    task_id, context_id, envelope, self._part = read
+                    fallback, working = "", True
+            elif (ids := working_update(event)) is not None:
+                # Its WORKING update: everything the assembler reads from it is known already.
+                task_id, context_id = ids
+                envelope, fallback = handed
+                working = True
+            if working:
+                if self._task_id is None or self._context_id is None:
+                    self._note_ids(task_id, context_id)
+                self._state = _WORKING
+                # No time: tool calls are timed on the bridge's clock; no agent time kept is read.
+                updates = self._feed_working(task_id, context_id, None, envelope, fallback)
             else:
                 self._part = None
                 view = self._view = view_event(event)
@@ -209,16 +223,6 @@ class TurnTelemetry:
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
         return self._opened
-
-    def _working(
-        self, task_id: str, context_id: str, envelope: Envelope, fallback: str
-    ) -> list[Update]:
-        """Feed a WORKING update of one Part carrying ``envelope`` (and ``fallback``)."""
-        if self._task_id is None or self._context_id is None:
-            self._note_ids(task_id, context_id)
-        self._state = _WORKING
-        # No time: tool calls are timed on the bridge's clock; no agent time kept is read.
-        return self._assembler.feed_working(task_id, context_id, None, envelope, fallback)
 
     def end(
         self,
@@ -271,7 +275,7 @@ class TurnTelemetry:
             # Tool spans still open (none, unless closing them failed above) end before the turn.
             for tool in self._tools.values():
                 tool.is_open = False
-                tool.events.span.end()
+                tool.span.end()
             self._tools.clear()
             self._span.end()
             if self.invoke_agent is not None:
@@ -331,25 +335,45 @@ class TurnTelemetry:
     ) -> None:
         """An accepted envelope and what it did to the turn's calls (on_accepted)."""
         kind = envelope.kind
-        # _value_, not .value: the enum property costs more than the count itself.
-        self._counts.accepted(kind._value_)
-        if closed and (others := [other for other in closed if other is not call]):
-            self._close_calls(others)
+        # TurnCounts.accepted(), inlined (and _value_, not the enum's .value property): the
+        # count costs less than the call.
+        counts = self._counts
+        counts.kinds[kind._value_] += 1
+        counts.pending += 1
+        if counts.pending >= counts.flush_every:
+            counts.flush()
+        # Calls closed by this envelope other than its own (rare: most close only their own,
+        # after its event below), without a comprehension's frame for the common case.
+        if closed and (len(closed) > 1 or closed[0] is not call):
+            self._close_calls([other for other in closed if other is not call])
         if opened and call is not None:
             self._open_tool(call)
         if kind is not _TOOL_CALL and self._recording:
             attributes: dict[str, Any] = {}
             seq = envelope.seq
             if _INT64_MIN <= seq <= _INT64_MAX:  # _int64(), inlined: once per recorded update
-                attributes[conv.SEQ] = seq
+                attributes[_SEQ] = seq
             stream_key = envelope.stream_key
             if stream_key is not None:
-                attributes[conv.STREAM_KEY] = self._name(stream_key)
+                # _name(), its hit inlined: every event of a stream has its key.
+                attributes[_STREAM_KEY] = self._names.get(stream_key) or self._name(stream_key)
             text = envelope.content or ""
-            self._event(_EVENT_NAMES[kind], attributes, text, (kind, stream_key), kind, call)
+            if self._capture_content:
+                self._event(_EVENT_NAMES[kind], attributes, text, (kind, stream_key), kind, call)
+            else:
+                # _event() without content, inlined (and EventBuffer.add's room for it): once
+                # per recorded update.
+                attributes[_CONTENT_SIZE] = len(text) if text.isascii() else utf8_size(text)
+                tool = self._tools.get(id(call)) if call is not None else None
+                events = self._span_events if tool is None else tool
+                if events.head_room > 0:
+                    events.head_room -= 1
+                    events.span.add_event(_EVENT_NAMES[kind], attributes)
+                else:
+                    events.add(_EVENT_NAMES[kind], attributes)
         if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")
-            self._close_calls([call], detail=reason_text if isinstance(reason_text, str) else None)
+            self._close_calls((call,), detail=reason_text if isinstance(reason_text, str) else None)
 
     def _event(  # noqa: PLR0917 - once per recorded update: positional is cheaper
         self,
@@ -371,7 +395,7 @@ class TurnTelemetry:
                     tool.result.add(PART_TEXT, content)
             elif kind in _OUTPUT_PARTS:
                 self._text.output.add(_OUTPUT_PARTS[kind], content)
-        (tool.events if tool is not None else self._span_events).add(name, attributes)
+        (tool if tool is not None else self._span_events).add(name, attributes)
 
     # -- tool spans ----------------------------------------------------------------------------
 
@@ -385,32 +409,30 @@ class TurnTelemetry:
         elif self._view is not None:
             callee_span = announced(self._fed, message=self._view.message)
         counted = callee_span is None
-        tool = self._name(call.tool) if call.tool else "unknown"
-        if self._unsampled_tool is not None:
+        names = self._names
+        tool = (names.get(call.tool) or self._name(call.tool)) if call.tool else "unknown"
+        if self._unsampled_span is not None:
             # Only the duration metric needs the call, and only on the side that counts it (a
             # caller's mirror of an announced call is not counted: it keeps nothing). Nothing is
             # made current: the turn's span, current already, carries the same unsampled context.
-            # Its calls share one (empty) buffer.
             if counted:
-                self._tools[id(call)] = ToolSpan(self._unsampled_tool, tool)
+                self._tools[id(call)] = ToolSpan(self._unsampled_span, 0, tool)
             if self._callee:
-                self.announcement = self._unsampled_tool.span.get_span_context()
+                self.announcement = self._unsampled_span.get_span_context()
             return
-        attributes: dict[str, Any] = {}
-        if counted:
-            attributes[conv.GEN_AI_OPERATION_NAME] = conv.OPERATION_EXECUTE_TOOL
-            attributes[conv.GEN_AI_TOOL_NAME] = tool
-        else:
-            attributes[conv.MIRROR] = True
-            attributes[conv.MIRROR_TOOL_NAME] = tool
+        attributes: dict[str, Any] = (
+            {conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL, conv.GEN_AI_TOOL_NAME: tool}
+            if counted
+            else {conv.MIRROR: True, conv.MIRROR_TOOL_NAME: tool}
+        )
         attributes[conv.OBSERVER] = self._observer
         if _int64(call.first_seq):
             attributes[conv.SEQ_FIRST] = call.first_seq
         if call.tool_call_id:
-            call_id = self._name(call.tool_call_id)
+            call_id = names.get(call.tool_call_id) or self._name(call.tool_call_id)
             attributes[conv.GEN_AI_TOOL_CALL_ID if counted else conv.MIRROR_TOOL_CALL_ID] = call_id
         if call.stream_key is not None:
-            attributes[conv.STREAM_KEY] = self._name(call.stream_key)
+            attributes[_STREAM_KEY] = names.get(call.stream_key) or self._name(call.stream_key)
         if call.dialect is not None:
             attributes[conv.DIALECT] = call.dialect
         if self._task_id is not None:
@@ -431,11 +453,8 @@ class TurnTelemetry:
         if self._callee:
             self.announcement = span.get_span_context()
         cap = self._config.max_events_per_span
-        opened = ToolSpan(
-            EventBuffer(span, cap), tool, counted=counted, parts=cap if self._capture_content else 0
-        )
-        opened.first_seq = call.first_seq
-        self._tools[id(call)] = opened
+        parts = cap if self._capture_content else 0
+        opened = self._tools[id(call)] = ToolSpan(span, cap, tool, counted, parts, call.first_seq)
         if self._opened is None:
             self._opened = [opened]
         else:
@@ -455,10 +474,10 @@ class TurnTelemetry:
             reason = end_reason._value_
             error = failed or end_reason in ERROR_END_REASONS
             if self._recording:
-                tool.end(
-                    self._closing(tool, call, reason, error),
-                    self._description(error, reason, detail),
-                )
+                description = None
+                if error:  # the abort reason (redacted), else the end reason
+                    description = peer_name(detail, self._config.redactor) if detail else reason
+                tool.end(call, reason, error, description, self._config.content_max_length)
             if tool.counted:
                 self._metrics.record_duration(
                     time.monotonic() - tool.started,
@@ -468,29 +487,3 @@ class TurnTelemetry:
                     error_type=reason if error else None,
                     agent=self.agent_name,
                 )
-
-    def _description(self, error: bool, reason: str, detail: str | None) -> str | None:
-        """A failed tool span's status description: the abort reason (redacted), else the end
-        reason; None when it did not fail."""
-        if not error:
-            return None
-        return peer_name(detail, self._config.redactor) if detail else reason
-
-    def _closing(
-        self, tool: ToolSpan, call: CallRecord, reason: str, error: bool
-    ) -> dict[str, Any]:
-        """The attributes a tool span ends with."""
-        attributes: dict[str, Any] = {}
-        if _int64(call.last_seq):
-            attributes[conv.SEQ_LAST] = call.last_seq
-        # Set at the start; again only if a late start has lowered it since.
-        if call.first_seq != tool.first_seq and _int64(call.first_seq):
-            attributes[conv.SEQ_FIRST] = call.first_seq
-        attributes[conv.END_REASON] = reason
-        if error:
-            attributes[conv.ERROR_TYPE] = reason
-        if tool.result is not None:
-            result = tool_call_result(tool.result, self._config.content_max_length)
-            if result is not None:
-                attributes[conv.GEN_AI_TOOL_CALL_RESULT] = result
-        return attributes

@@ -27,6 +27,12 @@ _handoff: contextvars.ContextVar[_Handed | None] = contextvars.ContextVar(
 )
 
 
+offered: Final = _handoff.get
+"""This task's emitter's offer: a list holding the envelope it is enqueuing and its text fallback
+(pop it: it is handed once), else empty or None. `handed_envelope` less one call, for the
+callee's bridge, which asks for every update the agent enqueues."""
+
+
 def handed_envelope() -> tuple[Envelope, str] | None:
     """The envelope this task's emitter is enqueuing right now and its text fallback (once),
     else None.
