@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
 from a2a.types.a2a_pb2 import Part, StreamResponse, TaskState, TaskStatusUpdateEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -42,6 +43,7 @@ from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.producer.handoff import offer, withdraw
 from a2a_progress.sdk.adapter import A2AEvent, view_event
+from support.broken import count_without_window
 from support.events import (
     WORKING,
     append,
@@ -295,23 +297,26 @@ def test_an_unsampled_callee_still_announces_its_tool_calls() -> None:
     turn.end()
 
 
+_REACHING = [
+    working(call(1, "c1")),
+    working(call(1, "c1")),  # duplicate
+    working(think(_STALE, "jumped", "c2")),
+    working(think(2, "stale", "c2")),  # stale
+    plain("a hand-written update"),  # degraded
+    working('{"v":2}'),  # unknown version
+    working("{not json"),  # invalid
+    working(call(2, "c1", Status.ABORTED)),
+    working(call(3, "c3")),
+    working(call(4, "c3")),  # supersedes the open call of c3, open at the verdict
+    terminal(TaskState.TASK_STATE_COMPLETED, "bye"),
+    working(think(99, "after the verdict")),  # after_terminal
+]
+
+
 def test_the_generated_streams_reach_every_outcome() -> None:
     """The comparison above is not vacuous: a stream like those it draws counts duplicates,
     stale, after-terminal, degraded and invalid updates, and tool calls ending every way."""
-    events = [
-        working(call(1, "c1")),
-        working(call(1, "c1")),  # duplicate
-        working(think(_STALE, "jumped", "c2")),
-        working(think(2, "stale", "c2")),  # stale
-        plain("a hand-written update"),  # degraded
-        working('{"v":2}'),  # unknown version
-        working("{not json"),  # invalid
-        working(call(2, "c1", Status.ABORTED)),
-        working(call(3, "c3")),
-        working(call(4, "c3")),  # supersedes the open call of c3, open at the verdict
-        terminal(TaskState.TASK_STATE_COMPLETED, "bye"),
-        working(think(99, "after the verdict")),  # after_terminal
-    ]
+    events = _REACHING
     counts = _counts(events, recorded=False, observer=conv.OBSERVER_CALLER)
     outcomes = {
         dict(attributes)[conv.OUTCOME]
@@ -326,6 +331,24 @@ def test_the_generated_streams_reach_every_outcome() -> None:
     }
     assert {"aborted", "superseded", "turn_completed"} <= reasons
     assert counts == _counts(events, recorded=True, observer=conv.OBSERVER_CALLER)
+
+
+@pytest.mark.parametrize("observer", [conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE])
+def test_the_comparison_catches_a_counting_path_that_skips_the_window(
+    monkeypatch: pytest.MonkeyPatch, observer: str
+) -> None:
+    """Most updates of a turn nobody records are counted by `ProgressAssembler.count_working`
+    alone: broken (repeats taken as new), the counts differ from a recorded turn's."""
+    monkeypatch.setattr(ProgressAssembler, "count_working", count_without_window)
+    # The callee counts what its emitter hands over, beside a bare update (as enqueued).
+    handed = observer == conv.OBSERVER_CALLEE
+    events: list[A2AEvent] = [
+        event.status_update if handed and event.HasField("status_update") else event
+        for event in _REACHING
+    ]
+    assert _counts(events, recorded=False, observer=observer, handed=handed) != _counts(
+        events, recorded=True, observer=observer, handed=handed
+    )
 
 
 _HEX = "0123456789abcdef"

@@ -27,7 +27,7 @@ from a2a_progress.consumer.outcomes import (
 )
 from a2a_progress.consumer.rules import AcceptedHook, ProgressRules
 from a2a_progress.consumer.seq_window import RecentKeys
-from a2a_progress.consumer.tool_calls import CallRecord, records_time
+from a2a_progress.consumer.tool_calls import CallRecord, Tracked, records_time
 from a2a_progress.consumer.turn import Turn, current_turn_messages
 from a2a_progress.consumer.updates import TurnOutcome, Update
 from a2a_progress.dialects import (
@@ -252,6 +252,39 @@ class ProgressAssembler(ProgressRules):
         self._last = _NONE
         turn = self._turns.get(task_id) or self._turn(task_id, context_id)
         return self._working(turn, at, envelope, fallback)
+
+    def count_working(self, task_id: str, envelope: Envelope) -> Tracked | None:
+        """`feed_working` of the norm, for a consumer that only counts: what the accepted
+        ``envelope`` did to its turn's tool calls, ``(call, opened, closed)``, else None.
+
+        The norm is an envelope of a live turn past its first update that is new or late on
+        its stream (not a repeat): it is consumed here, and neither ``on_outcome`` nor
+        ``on_accepted`` is told of it (``last_outcome`` reads ``accepted``). None means
+        nothing was consumed or changed (a turn's first update, a repeat, a turn that has
+        ended): `feed_working` applies the rules to it with the same result as if it had been
+        fed there alone.
+        """
+        turn = self._turns.get(task_id)
+        if turn is None or turn.awaiting_start:
+            return None
+        # _envelope() without the update: the same window, then the same tracking (no time
+        # read: counting times calls with its own clock).
+        key = envelope.stream_key or envelope.tool_call_id or ""
+        window = turn.streams.get(key)
+        forgotten: tuple[CallRecord, ...] = ()
+        if window is None:
+            forgotten = turn.open_stream(key, envelope.seq, self._max_streams)
+        else:
+            verdict = window.add(envelope.seq, self._window, self._window_mask)
+            if verdict is not None and verdict is not _ACCEPTED:  # a repeat: changed nothing
+                return None
+        turn.state = _WORKING
+        self._last_event = None
+        self._last = _ACCEPTED
+        tracked = turn.calls.track(envelope, key, None, False, None)
+        if forgotten:
+            return tracked[0], tracked[1], forgotten + tracked[2]
+        return tracked
 
     def close(
         self, reason: EndReason = EndReason.STREAM_CLOSED, *, task_ids: Iterable[str] | None = None

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from a2a_progress.consumer.outcomes import Outcome, OutcomeHook, outcome_of_rejection
-from a2a_progress.consumer.seq_window import SeqWindow
 from a2a_progress.consumer.tool_calls import CallRecord
 from a2a_progress.consumer.turn import Turn
 from a2a_progress.consumer.updates import ProgressUpdate, Update, accepted_update
@@ -134,9 +133,7 @@ class ProgressRules:
         late = False
         forgotten: tuple[CallRecord, ...] = ()
         if window is None:
-            turn.streams[window_at] = SeqWindow(envelope.seq)
-            if len(turn.streams) > self._max_streams:
-                forgotten = turn.forget_oldest_stream()
+            forgotten = turn.open_stream(window_at, envelope.seq, self._max_streams)
         else:
             verdict = window.add(envelope.seq, self._window, self._window_mask)
             if verdict is not None:  # not new and in order: late (accepted), or a repeat

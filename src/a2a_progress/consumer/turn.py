@@ -68,6 +68,14 @@ class Turn:
         elif last_chance:
             self.awaiting_start = False
 
+    def open_stream(self, key: WindowKey, seq: int, max_streams: int) -> tuple[CallRecord, ...]:
+        """Start the seq window of a stream first seen at ``seq``; past ``max_streams`` streams
+        the oldest is forgotten (`forget_oldest_stream`): its call, if this ended it."""
+        self.streams[key] = SeqWindow(seq)
+        if len(self.streams) > max_streams:
+            return self.forget_oldest_stream()
+        return ()
+
     def forget_oldest_stream(self) -> tuple[CallRecord, ...]:
         """Forget the oldest stream; return its call if this ended it."""
         key = next(iter(self.streams))

@@ -31,7 +31,7 @@ from a2a_progress.otel.announce import announces
 from a2a_progress.otel.errors import error_type, is_cancellation
 from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.tool_span import ended_call
-from a2a_progress.producer.handoff import handed_envelope
+from a2a_progress.producer.handoff import offered
 from a2a_progress.redaction import DEFAULT_REDACTOR
 from a2a_progress.sdk.adapter import (
     A2AEvent,
@@ -132,28 +132,39 @@ class CountingTurn:
             return
         try:
             if self._callee:
-                # The callee's own emitter hands over the envelope of the update it enqueues.
-                handed = handed_envelope()
-                if handed is not None and (working := working_update(event)) is not None:
-                    self._state = _WORKING
-                    updates = self._assembler.feed_working(
-                        working[0], working[1], None, handed[0], ""
-                    )
-                else:
-                    updates = self._read(event, None if handed is None else handed[0])
-            elif (read := working_envelope(event)) is not None:
-                task_id, context_id, envelope, self._part = read
-                self._fed = event
-                self._state = _WORKING
-                updates = self._assembler.feed_working(task_id, context_id, None, envelope, "")
+                # The callee's own emitter hands over the envelope of the update it enqueues
+                # (handed_envelope(), inlined: once per update the agent enqueues).
+                offer = offered()
+                handed = offer.pop() if offer else None
+                working = None if handed is None else working_update(event)
+                if working is None:
+                    self._ends(self._read(event, None if handed is None else handed[0]))
+                    return
+                task_id, context_id = working
+                envelope = handed[0]  # type: ignore[index]
             else:
                 self._fed = event
-                updates = self._read(event, None)
-            for update in updates:
-                if type(update) is TurnOutcome:
-                    self._close(update.closed, failed=False)
+                read = working_envelope(event)
+                if read is None:
+                    self._ends(self._read(event, None))
+                    return
+                task_id, context_id, envelope, self._part = read
+            self._state = _WORKING
+            # Most updates: counted here, without the general path's hooks (on_accepted).
+            tracked = self._assembler.count_working(task_id, envelope)
+            if tracked is None:
+                self._ends(self._assembler.feed_working(task_id, context_id, None, envelope, ""))
+                return
+            call, opened, closed = tracked
+            self._accepted(envelope, call, opened, closed)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
+
+    def _ends(self, updates: list[Update]) -> None:
+        """The durations of the calls that the turns ``updates`` closed have ended."""
+        for update in updates:
+            if type(update) is TurnOutcome:
+                self._close(update.closed, failed=False)
 
     def _read(self, event: A2AEvent, envelope: Envelope | None) -> list[Update]:
         """Any other event, read into a view."""
@@ -211,7 +222,11 @@ class CountingTurn:
         closed: tuple[CallRecord, ...],
     ) -> None:
         """An accepted envelope and what it did to the turn's calls (on_accepted)."""
-        self._counts.accepted(envelope.kind._value_)
+        counts = self._counts  # counted in place, as TurnCounts says
+        counts.kinds[envelope.kind._value_] += 1
+        counts.pending += 1
+        if counts.pending >= counts.flush_every:
+            counts.flush()
         if opened and call is not None:
             self._open(call)
         if closed:

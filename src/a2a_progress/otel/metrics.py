@@ -91,7 +91,10 @@ class TurnCounts:
     """One turn's envelope counts, added to the counters in batches.
 
     An SDK ``Counter.add`` costs about as much as decoding an envelope; per turn, counts are
-    summed locally and added every ``flush_every`` envelopes and when the turn ends.
+    summed locally and added every ``flush_every`` envelopes and when the turn ends. A turn
+    counts an accepted envelope in place (almost every update; a method call costs more than
+    the count): ``kinds[kind] += 1``, ``pending += 1``, and `flush` when ``pending`` reaches
+    ``flush_every``.
     """
 
     __slots__ = ("_metrics", "_observer", "_outcomes", "flush_every", "kinds", "pending")
@@ -103,7 +106,7 @@ class TurnCounts:
         self._outcomes: dict[str, int] = {}
         # By kind; their sum is the outcome ``accepted`` (a defaultdict: ``+= 1`` needs no
         # method call, and this runs for almost every update). Public, with ``pending`` (counted
-        # since the last flush): a turn counts most updates in place (see `accepted`).
+        # since the last flush): a turn counts most updates in place (see the class).
         self.kinds: defaultdict[str, int] = defaultdict(int)
         self.pending = 0
 
@@ -111,16 +114,6 @@ class TurnCounts:
         """Count one update with this outcome."""
         self._outcomes[outcome] = self._outcomes.get(outcome, 0) + 1
         self._tick()
-
-    def accepted(self, kind: str) -> None:
-        """Count one accepted envelope of this kind (outcome ``accepted`` and its kind at once).
-
-        A recorded turn does this in place: ``kinds[kind] += 1``, ``pending += 1``, and `flush`
-        when ``pending`` reaches ``flush_every``."""
-        self.kinds[kind] += 1
-        self.pending += 1  # _tick(), inlined
-        if self.pending >= self.flush_every:
-            self.flush()
 
     def _tick(self) -> None:
         self.pending += 1

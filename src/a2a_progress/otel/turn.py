@@ -335,8 +335,7 @@ class TurnTelemetry:
     ) -> None:
         """An accepted envelope and what it did to the turn's calls (on_accepted)."""
         kind = envelope.kind
-        # TurnCounts.accepted(), inlined (and _value_, not the enum's .value property): the
-        # count costs less than the call.
+        # Counted in place, as TurnCounts says (and _value_, not the enum's .value property).
         counts = self._counts
         counts.kinds[kind._value_] += 1
         counts.pending += 1
