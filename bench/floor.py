@@ -11,7 +11,9 @@ calls in place, where the bridge would, with the instrumentor off:
   attributes, its end attributes, and the duration histogram;
 - on the caller, :func:`floor_turn` sends the trace context, opens the CLIENT span and, knowing
   the script too, maps the n-th working update to the same calls; the content it records is the
-  update's text fallback (no JSON decoding), unredacted.
+  update's text fallback (no JSON decoding), unredacted. Its callee records every tool call
+  (the bridge's callee announces each one, sampled), so the caller makes no tool span, as the
+  bridge's caller does; its span events are the same as the callee's.
 
 Envelope counts are added once per turn. The spans are checked like the bridge's
 (bench_bridge._check_spans): same names, kinds, parents, attribute keys, event counts.
@@ -27,7 +29,7 @@ from a2a.server.agent_execution import RequestContext
 from a2a.types import TaskState
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Tracer
+from opentelemetry.trace import Span, SpanKind, Tracer
 
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.config import DEFAULT_CONTENT_MAX_LENGTH, DEFAULT_MAX_EVENTS
@@ -45,24 +47,14 @@ AGENT_ATTRIBUTES = {
 }
 
 
-def _tool_attributes(
-    index: int, observer: str, seq: int, task_id: str, context_id: str
-) -> dict[str, Any]:
+def _tool_attributes(index: int, seq: int, task_id: str, context_id: str) -> dict[str, Any]:
+    """The callee's tool span's start attributes (the execution, counted)."""
     call = call_id(task_id, index)
-    # The callee's span is the execution; the caller's mirrors it (the callee announced it).
-    tool = TOOLS[index % len(TOOLS)]
-    counted = (
-        {
-            conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
-            conv.GEN_AI_TOOL_NAME: tool,
-            conv.GEN_AI_TOOL_CALL_ID: call,
-        }
-        if observer == conv.OBSERVER_CALLEE
-        else {conv.MIRROR: True, conv.MIRROR_TOOL_NAME: tool, conv.MIRROR_TOOL_CALL_ID: call}
-    )
     return {
-        **counted,
-        conv.OBSERVER: observer,
+        conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL,
+        conv.GEN_AI_TOOL_NAME: TOOLS[index % len(TOOLS)],
+        conv.GEN_AI_TOOL_CALL_ID: call,
+        conv.OBSERVER: conv.OBSERVER_CALLEE,
         conv.SEQ_FIRST: seq,
         conv.STREAM_KEY: call,
         conv.A2A_TASK_ID: task_id,
@@ -119,22 +111,23 @@ class _Side:
             return
         if step == 0:
             self._event(conv.EVENT_THINKING, PART_REASONING, seq, content)
-        elif step == 1:
-            attributes = _tool_attributes(index, self.observer, seq, self.task_id, self.context_id)
+        elif step == 1 and self.observer == conv.OBSERVER_CALLEE:
+            attributes = _tool_attributes(index, seq, self.task_id, self.context_id)
             self.tool = self.tracer.start_span(
                 f"{conv.TOOL_SPAN_PREFIX} {TOOLS[index % len(TOOLS)]}",
                 context=self.turn_context,
                 kind=SpanKind.INTERNAL,
                 attributes=attributes,
-                links=self._callee_link(index),
             )
             if self.current:
                 self.tool_token = otel_context.attach(
                     trace.set_span_in_context(self.tool, self.turn_context)
                 )
         elif step == 2:
+            # The agent's text inside a call carries no stream key: on the turn span, as the
+            # bridge puts it (on both sides).
             self._event(conv.EVENT_TEXT, PART_TEXT, seq, content)
-        elif self.tool is not None:
+        elif step == 3 and self.tool is not None:
             # seq.first was set at the start and has not changed: the bridge does not set it
             # again either.
             self.tool.set_attributes({conv.SEQ_LAST: seq, conv.END_REASON: "done"})
@@ -152,15 +145,6 @@ class _Side:
             attributes[conv.CONTENT] = content
             self.output.add(part, content)
         self.turn.add_event(name, attributes)
-
-    def _callee_link(self, index: int) -> list[Link] | None:
-        """The caller's mirror links to the callee's span of the call (the bridge reads it from
-        the callee's announcement; the floor makes one of the same shape, reading nothing)."""
-        if self.observer != conv.OBSERVER_CALLER:
-            return None
-        turn = self.turn.get_span_context()
-        callee = SpanContext(turn.trace_id, index + 1, is_remote=True, trace_flags=turn.trace_flags)
-        return [Link(callee)]
 
     def end(self) -> None:
         """Count the turn's envelopes (once, as the bridge batches them) and end its span."""

@@ -6,7 +6,7 @@
 #   sh examples/zero_code.sh "Why is the deploy blocked?"
 #
 # The a2a_progress entry point instruments both processes: the callee's tool calls become
-# execute_tool spans on both sides, in one trace across the two services.
+# execute_tool spans, under the caller's call, in one trace across the two services.
 set -eu
 cd "$(dirname "$0")"
 export OTEL_EXPORTER_OTLP_ENDPOINT="${OTEL_EXPORTER_OTLP_ENDPOINT:-http://localhost:4318}"

@@ -131,10 +131,13 @@ class Telemetry(MemoryTelemetry):
         """(Re-)instrument on these providers with ``kwargs`` (settings are read now).
 
         Content capture is on unless ``kwargs`` say otherwise: these tests read the content.
-        ``capture_content=None`` leaves it to the environment and the default (off).
+        ``capture_content=None`` leaves it to the environment and the default (off). So are
+        mirror spans: these tests read each side's view of a call (``mirror_spans=None``: the
+        default, no caller span of a call the callee records; test_counted_once.py).
         """
         self.uninstrument()
         kwargs.setdefault("capture_content", True)
+        kwargs.setdefault("mirror_spans", True)
         self.instrumentor.instrument(
             tracer_provider=self.tracer_provider, meter_provider=self.meter_provider, **kwargs
         )

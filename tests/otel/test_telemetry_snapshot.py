@@ -136,7 +136,7 @@ def _metrics(telemetry: Telemetry) -> list[list[Any]]:
 
 
 async def _run(telemetry: Telemetry, **options: Any) -> dict[str, Any]:
-    telemetry.instrument(**options)
+    telemetry.instrument(mirror_spans=None, **options)  # the default: what a deployment gets
     async with serving(STEPS, enable_output=True) as served:
         await call(served.card_for("jsonrpc"))
     telemetry.assert_each_span_ended_once()

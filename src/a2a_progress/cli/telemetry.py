@@ -166,9 +166,13 @@ def start_telemetry(
         provider.add_span_processor(_processor(exporter))
     # Spans only: the demo exports no metrics (a no-op meter provider, chosen, not forgotten).
     # Content capture is on: the demo's agents say nothing private, and its trace is there to be
-    # read (a library install captures none unless told; see CONTENT_NOTE).
+    # read (a library install captures none unless told; see CONTENT_NOTE). So are the caller's
+    # mirrors of the calls its agents record: the waterfall shows both sides' view of each call.
     A2AProgressInstrumentor().instrument(
-        tracer_provider=provider, meter_provider=NoOpMeterProvider(), capture_content=True
+        tracer_provider=provider,
+        meter_provider=NoOpMeterProvider(),
+        capture_content=True,
+        mirror_spans=True,
     )
     return Telemetry(provider, owned=True, exports_to=[endpoint] if endpoint else [])
 

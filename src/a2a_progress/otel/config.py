@@ -22,6 +22,7 @@ ENV_REDACT_RULES: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_REDACT_RULES"
 ENV_PENDING_SPANS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_PENDING_SPANS"
 ENV_INVOKE_AGENT_SPAN: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_INVOKE_AGENT_SPAN"
 ENV_SIGTERM_HANDLER: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_SIGTERM_HANDLER"
+ENV_MIRROR_SPANS: Final = "OTEL_INSTRUMENTATION_A2A_PROGRESS_MIRROR_SPANS"
 # Read by every GenAI instrumentation of opentelemetry-python-contrib: operators set it once to
 # turn GenAI content on or off everywhere. Ours (ENV_CAPTURE_CONTENT) wins when both are set.
 ENV_GENAI_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -119,6 +120,8 @@ class BridgeConfig:
     ``capture_content`` (off by default, as the GenAI conventions ask) puts redacted text on
     spans: span event content, ``gen_ai.tool.call.result`` and ``gen_ai.output.messages``.
     ``invoke_agent_span`` wraps each A2A call in an ``invoke_agent {agent}`` span.
+    ``mirror_spans`` makes the caller's span of a tool call that the callee announced as
+    recorded too (a mirror, linked to it); off, the callee's span is that call's one record.
     ``sigterm_handler`` lets the instrumentation take SIGTERM when nobody else does.
     """
 
@@ -129,6 +132,7 @@ class BridgeConfig:
     redactor: Redactor = DEFAULT_REDACTOR
     pending_spans: bool = False
     invoke_agent_span: bool = False
+    mirror_spans: bool = False
     sigterm_handler: bool = True
 
     @classmethod
@@ -179,5 +183,6 @@ class BridgeConfig:
             invoke_agent_span=bool(
                 pick("invoke_agent_span", ENV_INVOKE_AGENT_SPAN, _parse_bool, False)
             ),
+            mirror_spans=bool(pick("mirror_spans", ENV_MIRROR_SPANS, _parse_bool, False)),
             sigterm_handler=bool(pick("sigterm_handler", ENV_SIGTERM_HANDLER, _parse_bool, True)),
         )

@@ -6,19 +6,30 @@ import time
 from collections import deque
 from typing import Any, Final
 
-from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, Status, StatusCode
 
 from a2a_progress.consumer import CallRecord, EndReason
 from a2a_progress.envelope import HARD_LIMIT_BYTES
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.content import Collected, tool_call_result
 
-__all__ = ["ERROR_END_REASONS", "EventBuffer", "ToolSpan", "ended_call"]
+__all__ = [
+    "CALLER_END_REASONS",
+    "ERROR_END_REASONS",
+    "AnnouncedCall",
+    "EventBuffer",
+    "ToolSpan",
+    "ended_call",
+]
 
 ERROR_END_REASONS: Final = frozenset({EndReason.ABORTED, EndReason.TURN_FAILED})
 """End reasons that make a tool call an error (a stream that raised also does: ``failed``). A
 canceled turn's tools are not: a cancellation is no error, of the turn or of its tools."""
 _STREAM_CLOSED: Final = EndReason.STREAM_CLOSED
+CALLER_END_REASONS: Final = frozenset({EndReason.STREAM_CLOSED, EndReason.SHUTDOWN})
+"""End reasons the caller alone knows (its stream closed or broke, its process stopped): a call
+the callee records that ends so may never have the callee's span (the callee may have died with
+it), so the caller writes its own."""
 # OTLP integers are int64: a JSON seq past them is left out (exporters would drop it).
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
@@ -131,3 +142,19 @@ class ToolSpan(EventBuffer):
         if error:
             span.set_status(Status(StatusCode.ERROR, description))
         span.end()
+
+
+class AnnouncedCall(ToolSpan):
+    """A caller's tool call whose span the callee announced as sampled: the callee's span is
+    its record, events included, and the caller makes none unless the call ends for one of
+    `CALLER_END_REASONS` (then a mirror of ``callee_span``, from ``opened_ns``)."""
+
+    __slots__ = ("callee_span", "opened_ns")
+
+    def __init__(self, name: str, callee_span: SpanContext) -> None:
+        super().__init__(INVALID_SPAN, 0, name, False)
+        self.callee_span = callee_span
+        self.opened_ns = time.time_ns()
+
+    def add(self, name: str, attributes: dict[str, Any]) -> None:
+        """Its events are on the callee's span: none is kept here."""

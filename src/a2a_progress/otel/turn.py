@@ -45,7 +45,13 @@ from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.pending import mark_pending
 from a2a_progress.otel.safe_text import peer_name
-from a2a_progress.otel.tool_span import ERROR_END_REASONS, EventBuffer, ToolSpan
+from a2a_progress.otel.tool_span import (
+    CALLER_END_REASONS,
+    ERROR_END_REASONS,
+    AnnouncedCall,
+    EventBuffer,
+    ToolSpan,
+)
 from a2a_progress.otel.turn_content import Stream, TurnContent
 from a2a_progress.producer.handoff import offered
 from a2a_progress.redaction import DEFAULT_REDACTOR
@@ -155,6 +161,7 @@ class TurnTelemetry:
         # The callee's texts may come from this process's own emitter (see TurnContent.put).
         self._callee = observer == conv.OBSERVER_CALLEE
         self._capture_content = self._config.capture_content
+        self._no_mirrors = not self._config.mirror_spans
         self._own_texts = self._callee and self._config.redactor is DEFAULT_REDACTOR
         # Redaction of the turn's texts, and its opt-in content for GenAI backends.
         self._text = TurnContent(self._config, self._counts, own_texts=self._own_texts)
@@ -385,8 +392,10 @@ class TurnTelemetry:
     ) -> None:
         """A span event ``name`` of ``text`` (an envelope's content of ``kind`` on ``stream``,
         of ``call``; or a degraded update's fallback), on its tool's span or the turn's."""
-        attributes[conv.CONTENT_SIZE] = utf8_size(text)
         tool = self._tools.get(id(call)) if call is not None else None
+        if type(tool) is AnnouncedCall:
+            return  # on the callee's span of the call (content off never calls this)
+        attributes[conv.CONTENT_SIZE] = utf8_size(text)
         if self._capture_content:
             content = self._text.put(attributes, text, stream)
             if tool is not None:
@@ -398,15 +407,20 @@ class TurnTelemetry:
 
     # -- tool spans ----------------------------------------------------------------------------
 
-    def _open_tool(self, call: CallRecord) -> None:
-        # The callee announced its own span of this call: this one mirrors it (see announce.py).
-        callee_span: SpanContext | None = None
+    def _announced(self) -> SpanContext | None:
+        """The callee's span of the call the event being fed opens, if it announced one."""
         if self._callee:  # its own span is the execution: nothing to mirror
-            callee_span = None
-        elif self._part is not None:  # the event being fed, read without a view
-            callee_span = announced(self._fed, self._part)
-        elif self._view is not None:
-            callee_span = announced(self._fed, message=self._view.message)
+            return None
+        if self._part is not None:  # the event being fed, read without a view
+            return announced(self._fed, self._part)
+        if self._view is not None:
+            return announced(self._fed, message=self._view.message)
+        return None
+
+    def _open_tool(self, call: CallRecord) -> None:
+        # The callee announced its own span of this call: this one mirrors it (see announce.py),
+        # or, that span sampled, is made only if the call is cut off on this side.
+        callee_span = self._announced()
         counted = callee_span is None
         names = self._names
         tool = (names.get(call.tool) or self._name(call.tool)) if call.tool else "unknown"
@@ -419,6 +433,28 @@ class TurnTelemetry:
             if self._callee:
                 self.announcement = self._unsampled_span.get_span_context()
             return
+        if callee_span is not None and callee_span.trace_flags.sampled and self._no_mirrors:
+            # The callee records this call: its span is the trace's one record of it, events
+            # included. A mirror of it cost the deployed caller more than all its protocol work.
+            self._tools[id(call)] = AnnouncedCall(tool, callee_span)
+            return
+        opened = self._tools[id(call)] = self._tool_span(call, tool, callee_span)
+        if self._opened is None:
+            self._opened = [opened]
+        else:
+            self._opened.append(opened)
+
+    def _tool_span(
+        self,
+        call: CallRecord,
+        tool: str,
+        callee_span: SpanContext | None,
+        start_time: int | None = None,
+    ) -> ToolSpan:
+        """Start ``call``'s span (a mirror of ``callee_span``, if given), now or, for a call
+        written only as it ends, at ``start_time``."""
+        counted = callee_span is None
+        names = self._names
         attributes: dict[str, Any] = (
             {conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL, conv.GEN_AI_TOOL_NAME: tool}
             if counted
@@ -444,8 +480,9 @@ class TurnTelemetry:
             kind=SpanKind.INTERNAL,
             attributes=attributes,
             links=None if callee_span is None else [Link(callee_span)],
+            start_time=start_time,
         )
-        if self._config.pending_spans:
+        if self._config.pending_spans and start_time is None:
             mark_pending(self._tracer, span, tool, attributes)
             if self._bridge.pending_export is not None:
                 self._bridge.pending_export.nudge(self._observer)
@@ -453,11 +490,7 @@ class TurnTelemetry:
             self.announcement = span.get_span_context()
         cap = self._config.max_events_per_span
         parts = cap if self._capture_content else 0
-        opened = self._tools[id(call)] = ToolSpan(span, cap, tool, counted, parts, call.first_seq)
-        if self._opened is None:
-            self._opened = [opened]
-        else:
-            self._opened.append(opened)
+        return ToolSpan(span, cap, tool, counted, parts, call.first_seq)
 
     def _close_calls(
         self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
@@ -467,9 +500,13 @@ class TurnTelemetry:
             tool = self._tools.pop(id(call), None)
             if tool is None:
                 continue
-            tool.is_open = False
             # ended_call(), inlined: once per recorded tool call, on each side.
             end_reason = call.end_reason or EndReason.STREAM_CLOSED
+            if type(tool) is AnnouncedCall:
+                if not failed and end_reason not in CALLER_END_REASONS:
+                    continue  # the callee's span says how it ended
+                tool = self._tool_span(call, tool.name, tool.callee_span, tool.opened_ns)
+            tool.is_open = False
             reason = end_reason._value_
             error = failed or end_reason in ERROR_END_REASONS
             if self._recording:
