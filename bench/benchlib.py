@@ -118,11 +118,10 @@ def arm_order(names: Sequence[str], rep: int) -> Sequence[str]:
 
 def mirrored_blocks(names: Sequence[str], blocks: int) -> list[tuple[int, str]]:
     """The slots (block, arm) of ``blocks`` mirrored blocks: each block runs the arms in order
-    and back (A B C D C B A; the last arm once, in the middle). Every arm's slots in a block
-    are centred on the same moment, so a drift of the machine's speed that is linear over the
-    block adds the same to every arm's mean; adjacent slots pair the arms closer still."""
-    palindrome = (*names, *reversed(names[:-1]))
-    return [(block, name) for block in range(blocks) for name in palindrome]
+    and back (A B C C B A). Every arm's two slots in a block are centred on the same moment,
+    so a drift of the machine's speed that is linear over the block reaches each arm alike;
+    adjacent slots pair the arms closer still."""
+    return [(block, name) for block in range(blocks) for name in (*names, *reversed(names))]
 
 
 @dataclass(frozen=True)
