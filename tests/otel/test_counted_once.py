@@ -194,3 +194,15 @@ def test_a_forged_or_broken_announcement_is_no_announcement() -> None:
     context = announced_value("00-" + "a" * 32 + "-" + "b" * 16 + "-01")
     assert context is not None
     assert (context.trace_id, context.span_id) == (int("a" * 32, 16), int("b" * 16, 16))
+
+
+def test_only_a_valid_sampled_announcement_says_the_callee_records_the_call() -> None:
+    from a2a_progress.otel.announce import announced_value, recorded
+
+    valid = "00-" + "a" * 32 + "-" + "b" * 16 + "-"
+    for value in (valid + "01", valid + "03", valid + "00", valid + "02", "", "00-zz", None, 7.0):
+        context = announced_value(value)
+        assert recorded(value) is (context is not None and context.trace_flags.sampled)
+    assert recorded(valid + "01")
+    assert not recorded("00-" + "0" * 32 + "-" + "b" * 16 + "-01")
+    assert not recorded("00-" + "a" * 32 + "-" + "0" * 16 + "-01")

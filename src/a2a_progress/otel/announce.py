@@ -16,7 +16,7 @@ the caller's span is the only record and counts.
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from opentelemetry.trace import SpanContext, TraceFlags
 
@@ -81,17 +81,30 @@ def announced(
     A Task is never read (see `update_string`): a2a-sdk merges each update's metadata into the
     task's, so a resubscription's first event would announce the last call of any before it.
     """
-    return announced_value(_announcement(event, part, message))
+    return announced_value(raw_announcement(event, part, message))
 
 
 def announces(event: object, part: Any = None, message: MessageView | None = None) -> bool:
     """Whether `announced` finds an announcement, without making its span context (a turn
     nobody records needs only to know whether the callee counts the call)."""
-    match = _valid_form(_announcement(event, part, message))
+    match = _valid_form(raw_announcement(event, part, message))
     return match is not None and match[1] != _ZERO_TRACE and match[2] != _ZERO_SPAN
 
 
-def _announcement(event: object, part: Any, message: MessageView | None) -> object:
+def recorded(value: object) -> TypeGuard[str]:
+    """Whether an announcement's ``value`` (see `announcement`) names a valid span that the
+    callee's sampler kept (the callee records the call): `announced_value`'s check without
+    making the span context, which a caller that makes no span of the call rarely needs."""
+    match = _valid_form(value)
+    return (
+        match is not None
+        and match[1] != _ZERO_TRACE
+        and match[2] != _ZERO_SPAN
+        and int(match[3], 16) & 1 == 1
+    )
+
+
+def raw_announcement(event: object, part: Any = None, message: MessageView | None = None) -> object:
     """The value announced by ``event`` (see `announced`), unchecked; None without one."""
     value: object = update_string(event, WIRE_TOOL_SPAN)
     if value is None:

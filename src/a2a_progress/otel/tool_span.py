@@ -6,7 +6,7 @@ import time
 from collections import deque
 from typing import Any, Final
 
-from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, Status, StatusCode
+from opentelemetry.trace import INVALID_SPAN, Span, Status, StatusCode
 
 from a2a_progress.consumer import CallRecord, EndReason
 from a2a_progress.envelope import HARD_LIMIT_BYTES
@@ -147,13 +147,13 @@ class ToolSpan(EventBuffer):
 class AnnouncedCall(ToolSpan):
     """A caller's tool call whose span the callee announced as sampled: the callee's span is
     its record, events included, and the caller makes none unless the call ends for one of
-    `CALLER_END_REASONS` (then a mirror of ``callee_span``, from ``opened_ns``)."""
+    `CALLER_END_REASONS` (then a mirror of the span ``announced``, from ``opened_ns``)."""
 
-    __slots__ = ("callee_span", "opened_ns")
+    __slots__ = ("announced", "opened_ns")
 
-    def __init__(self, name: str, callee_span: SpanContext) -> None:
+    def __init__(self, name: str, announced: str) -> None:
         super().__init__(INVALID_SPAN, 0, name, False)
-        self.callee_span = callee_span
+        self.announced = announced  # its traceparent, read only if a mirror is written
         self.opened_ns = time.time_ns()
 
     def add(self, name: str, attributes: dict[str, Any]) -> None:

@@ -33,7 +33,7 @@ from a2a_progress.consumer import (
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announced
+from a2a_progress.otel.announce import announced_value, raw_announcement, recorded
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT
 from a2a_progress.otel.errors import (
     error_type,
@@ -407,23 +407,34 @@ class TurnTelemetry:
 
     # -- tool spans ----------------------------------------------------------------------------
 
-    def _announced(self) -> SpanContext | None:
-        """The callee's span of the call the event being fed opens, if it announced one."""
+    def _announcement(self) -> object:
+        """What the event being fed announces of the call it opens, unchecked (None: none)."""
         if self._callee:  # its own span is the execution: nothing to mirror
             return None
         if self._part is not None:  # the event being fed, read without a view
-            return announced(self._fed, self._part)
+            return raw_announcement(self._fed, self._part)
         if self._view is not None:
-            return announced(self._fed, message=self._view.message)
+            return raw_announcement(self._fed, message=self._view.message)
         return None
 
     def _open_tool(self, call: CallRecord) -> None:
         # The callee announced its own span of this call: this one mirrors it (see announce.py),
         # or, that span sampled, is made only if the call is cut off on this side.
-        callee_span = self._announced()
-        counted = callee_span is None
+        announced = self._announcement()
         names = self._names
         tool = (names.get(call.tool) or self._name(call.tool)) if call.tool else "unknown"
+        if (
+            announced is not None
+            and self._no_mirrors
+            and self._unsampled_span is None
+            and recorded(announced)
+        ):
+            # The callee records this call: its span is the trace's one record of it, events
+            # included. A mirror of it cost the deployed caller more than all its protocol work.
+            self._tools[id(call)] = AnnouncedCall(tool, announced)
+            return
+        callee_span = None if announced is None else announced_value(announced)
+        counted = callee_span is None
         if self._unsampled_span is not None:
             # Only the duration metric needs the call, and only on the side that counts it (a
             # caller's mirror of an announced call is not counted: it keeps nothing). Nothing is
@@ -432,11 +443,6 @@ class TurnTelemetry:
                 self._tools[id(call)] = ToolSpan(self._unsampled_span, 0, tool)
             if self._callee:
                 self.announcement = self._unsampled_span.get_span_context()
-            return
-        if callee_span is not None and callee_span.trace_flags.sampled and self._no_mirrors:
-            # The callee records this call: its span is the trace's one record of it, events
-            # included. A mirror of it cost the deployed caller more than all its protocol work.
-            self._tools[id(call)] = AnnouncedCall(tool, callee_span)
             return
         opened = self._tools[id(call)] = self._tool_span(call, tool, callee_span)
         if self._opened is None:
@@ -505,7 +511,8 @@ class TurnTelemetry:
             if type(tool) is AnnouncedCall:
                 if not failed and end_reason not in CALLER_END_REASONS:
                     continue  # the callee's span says how it ended
-                tool = self._tool_span(call, tool.name, tool.callee_span, tool.opened_ns)
+                callee_span = announced_value(tool.announced)
+                tool = self._tool_span(call, tool.name, callee_span, tool.opened_ns)
             tool.is_open = False
             reason = end_reason._value_
             error = failed or end_reason in ERROR_END_REASONS
