@@ -136,7 +136,7 @@ def _ratio(result: dict[str, Any]) -> str:
         text += ")"
     if result["name"] != "e2e_processes" and interval is not None:
         low, high = interval["ci"]
-        text += f" (95% CI {low:.2f}-{high:.2f})"
+        text += f" (95% CI {low:.2f} to {high:.2f})"
     if result["name"] == "e2e_processes_vs_a2a_sdk":
         text += (
             f" (CPU of both processes: {result['cpu_added_vs_a2a_sdk']:.2f}; ours "
