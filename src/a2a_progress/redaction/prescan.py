@@ -203,6 +203,14 @@ def _may_hold_command_secret(text: str, lowered: str) -> bool:
     return any(hint.search(text) is not None for hint in _COMMAND_HINTS)
 
 
+def _folds_apart(text: str, lowered: str) -> bool:
+    """Whether lowering ``text`` does not keep what the patterns match case-insensitively:
+    "\u0130" lowers to two characters (a combining dot then sits inside a name: "passwordİ="
+    no longer reads as a pair), "\u0131" and "\u017f" stay apart from the "i" and "s" they
+    match. The literals' search cannot rule such a text out, so it is scanned whole."""
+    return len(lowered) != len(text) or "\u0131" in text or "\u017f" in text
+
+
 NONE: Final = 0
 """No built-in pattern can match the text: it need not be scanned."""
 COMMON: Final = 1
@@ -218,6 +226,8 @@ def patterns_possible(text: str, *, alone: bool = False) -> int:
     its literal is left out when the text has none; otherwise more text may follow it (a
     stream's carry, the start of a line), and a literal is enough."""
     lowered = text.lower()
+    if not text.isascii() and _folds_apart(text, lowered):
+        return ANY
     if _may_hold_command_secret(text, lowered):
         return ANY
     return COMMON if _may_hold_common_secret(text, lowered, alone) else NONE
