@@ -131,13 +131,11 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
     assert sides == [
         ("callee", "execute_tool ci_status"),
         ("callee", "execute_tool dashboard"),
-        ("caller", "execute_tool ci_status"),
-        ("caller", "execute_tool dashboard"),
-    ], sides
+    ], sides  # the caller writes no span of a call its callee records (mirror_spans off)
     assert len({s.context.trace_id for s in spans}) == 1  # type: ignore[union-attr]
     # The callee announced each call in the metadata of the status update that opened it (0.3's
     # dict), never in a Part's; the caller read it there: its spans are mirrors, each linked to
-    # the callee's span of the call.
+    # the callee's span of the call, so it wrote no span of its own.
     attributes = [(s, dict(s.attributes or {})) for s in tools]
     callee = {s.name: s.context.span_id for s, a in attributes if a[conv.OBSERVER] == "callee"}  # type: ignore[union-attr]
     statuses = [update for _, update in seen if update is not None and hasattr(update, "status")]
@@ -145,10 +143,6 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
     assert sorted(int(value.split("-")[2], 16) for value in announced) == sorted(callee.values())
     parts = [part for u in statuses if u.status.message for part in u.status.message.parts]
     assert not any(conv.WIRE_TOOL_SPAN in (part.root.metadata or {}) for part in parts)
-    for span, found in attributes:
-        if found[conv.OBSERVER] == "caller":
-            assert found[conv.MIRROR] is True
-            assert [link.context.span_id for link in span.links] == [callee[span.name]]
 
 
 async def test_a_0_2_callee_announcing_in_the_part_is_still_linked_on_0_3() -> None:
@@ -189,7 +183,7 @@ async def test_a_0_2_callee_announcing_in_the_part_is_still_linked_on_0_3() -> N
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     instrumentor = A2AProgressInstrumentor()
-    instrumentor.instrument(tracer_provider=provider, sides="caller")
+    instrumentor.instrument(tracer_provider=provider, sides="caller", mirror_spans=True)
     try:
         async with served(OldCallee()) as url:
             await ask(url, "search")
