@@ -35,7 +35,7 @@ from a2a_progress.consumer import Outcome, ProgressAssembler, ProgressUpdate
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Status, decode
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announced, announces
+from a2a_progress.otel.announce import announced_value, announces, raw_announcement
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.counting import CountingTurn
@@ -371,7 +371,8 @@ def test_an_unsampled_caller_reads_an_announcement_as_a_sampled_one(
     value: str, beside_envelope: bool
 ) -> None:
     """A turn nobody records asks only whether the callee announced the call (`announces`): the
-    answer is whether a recorded turn finds its span context (`announced`), for any value in
+    answer is whether a recorded turn finds its span context (`announced_value` of the
+    `raw_announcement` it reads), for any value in
     the update's metadata or, as a 0.2.x callee put it, beside the envelope."""
     event = working(call(1, "c1"))
     if beside_envelope:
@@ -380,9 +381,9 @@ def test_an_unsampled_caller_reads_an_announcement_as_a_sampled_one(
     else:
         event.status_update.metadata.fields[conv.WIRE_TOOL_SPAN].string_value = value
         part = None
-    assert announces(event, part) is (announced(event, part) is not None)
+    assert announces(event, part) is (announced_value(raw_announcement(event, part)) is not None)
     view = view_event(event)
     assert view.message is not None
     assert announces(event, message=view.message) is (
-        announced(event, message=view.message) is not None
+        announced_value(raw_announcement(event, message=view.message)) is not None
     )

@@ -71,41 +71,27 @@ AGENTS_OWN_KEPT: Final = (
 )
 
 
-def announced(
-    event: object, part: Any = None, message: MessageView | None = None
-) -> SpanContext | None:
-    """The callee's tool span context announced by the status update ``event`` (the one being
-    read), if any; anything malformed is no announcement. ``part`` (its envelope Part, read
-    without a view) or else ``message`` (its view) is where a 0.2.x callee announced it.
-
-    A Task is never read (see `update_string`): a2a-sdk merges each update's metadata into the
-    task's, so a resubscription's first event would announce the last call of any before it.
-    """
-    return announced_value(raw_announcement(event, part, message))
-
-
 def announces(event: object, part: Any = None, message: MessageView | None = None) -> bool:
-    """Whether `announced` finds an announcement, without making its span context (a turn
-    nobody records needs only to know whether the callee counts the call)."""
-    match = _valid_form(raw_announcement(event, part, message))
-    return match is not None and match[1] != _ZERO_TRACE and match[2] != _ZERO_SPAN
+    """Whether ``event`` announces a valid span (`announced_value` of its `raw_announcement`
+    is not None), without making its span context (a turn nobody records needs only to know
+    whether the callee counts the call)."""
+    return _names_span(raw_announcement(event, part, message)) is not None
 
 
 def recorded(value: object) -> TypeGuard[str]:
-    """Whether an announcement's ``value`` (see `announcement`) names a valid span that the
+    """Whether an announcement's ``value`` (see `raw_announcement`) names a valid span that the
     callee's sampler kept (the callee records the call): `announced_value`'s check without
     making the span context, which a caller that makes no span of the call rarely needs."""
-    match = _valid_form(value)
-    return (
-        match is not None
-        and match[1] != _ZERO_TRACE
-        and match[2] != _ZERO_SPAN
-        and int(match[3], 16) & 1 == 1
-    )
+    match = _names_span(value)
+    return match is not None and int(match[3], 16) & 1 == 1
 
 
 def raw_announcement(event: object, part: Any = None, message: MessageView | None = None) -> object:
-    """The value announced by ``event`` (see `announced`), unchecked; None without one."""
+    """The value the status update ``event`` (the one being read) announces, unchecked; None
+    without one. ``part`` (its envelope Part, read without a view) or else ``message`` (its
+    view) is where a 0.2.x callee announced it. A Task is never read (see `update_string`):
+    a2a-sdk merges each update's metadata into the task's, so a resubscription's first event
+    would announce the last call of any before it."""
     value: object = update_string(event, WIRE_TOOL_SPAN)
     if value is None:
         # a2a-progress 0.2.x callees wrote it beside the envelope, in the Part's metadata: read
@@ -128,6 +114,14 @@ def _beside_envelope(message: MessageView) -> object:
 def _valid_form(value: object) -> re.Match[str] | None:
     """An announcement's value read as a ``traceparent``: its trace id, span id and flags."""
     return _TRACEPARENT.fullmatch(value) if isinstance(value, str) else None
+
+
+def _names_span(value: object) -> re.Match[str] | None:
+    """`_valid_form` of ``value`` when its ids are not the invalid (all-zero) ones."""
+    match = _valid_form(value)
+    if match is None or match[1] == _ZERO_TRACE or match[2] == _ZERO_SPAN:
+        return None
+    return match
 
 
 def announced_value(value: object) -> SpanContext | None:

@@ -17,6 +17,8 @@ __all__ = [
     "CALLER_END_REASONS",
     "ERROR_END_REASONS",
     "AnnouncedCall",
+    "INT64_MAX",
+    "INT64_MIN",
     "EventBuffer",
     "ToolSpan",
     "ended_call",
@@ -30,9 +32,10 @@ CALLER_END_REASONS: Final = frozenset({EndReason.STREAM_CLOSED, EndReason.SHUTDO
 """End reasons the caller alone knows (its stream closed or broke, its process stopped): a call
 the callee records that ends so may never have the callee's span (the callee may have died with
 it), so the caller writes its own."""
-# OTLP integers are int64: a JSON seq past them is left out (exporters would drop it).
-_INT64_MIN: Final = -(2**63)
-_INT64_MAX: Final = 2**63 - 1
+INT64_MIN: Final = -(2**63)
+"""The least integer attribute OTLP carries (int64): a JSON seq past it is left out."""
+INT64_MAX: Final = 2**63 - 1
+"""The greatest integer attribute OTLP carries (int64): exporters would drop a seq past it."""
 
 
 def ended_call(call: CallRecord, *, failed: bool) -> tuple[str, bool]:
@@ -123,10 +126,10 @@ class ToolSpan(EventBuffer):
         the span's lock once), then ERROR with ``description`` when it failed."""
         attributes: dict[str, Any] = {}
         last_seq, first_seq = call.last_seq, call.first_seq
-        if _INT64_MIN <= last_seq <= _INT64_MAX:
+        if INT64_MIN <= last_seq <= INT64_MAX:
             attributes[conv.SEQ_LAST] = last_seq
         # Set at the start; again only if a late start has lowered it since.
-        if first_seq != self.first_seq and _INT64_MIN <= first_seq <= _INT64_MAX:
+        if first_seq != self.first_seq and INT64_MIN <= first_seq <= INT64_MAX:
             attributes[conv.SEQ_FIRST] = first_seq
         attributes[conv.END_REASON] = reason
         if error:

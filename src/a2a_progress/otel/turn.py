@@ -48,6 +48,8 @@ from a2a_progress.otel.safe_text import peer_name
 from a2a_progress.otel.tool_span import (
     CALLER_END_REASONS,
     ERROR_END_REASONS,
+    INT64_MAX,
+    INT64_MIN,
     AnnouncedCall,
     EventBuffer,
     ToolSpan,
@@ -86,15 +88,13 @@ _OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
 _SEQ: Final = conv.SEQ
 _STREAM_KEY: Final = conv.STREAM_KEY
 _CONTENT_SIZE: Final = conv.CONTENT_SIZE
-_INT64_MIN: Final = -(2**63)
-_INT64_MAX: Final = 2**63 - 1
 # Distinct peer names kept per turn (a turn has a few dozen; the cap bounds a hostile peer).
 _NAME_CACHE_SIZE: Final = 1024
 
 
 def _int64(value: int) -> bool:
     # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
-    return _INT64_MIN <= value <= _INT64_MAX
+    return INT64_MIN <= value <= INT64_MAX
 
 
 class TurnTelemetry:
@@ -357,7 +357,7 @@ class TurnTelemetry:
         if kind is not _TOOL_CALL and self._recording:
             attributes: dict[str, Any] = {}
             seq = envelope.seq
-            if _INT64_MIN <= seq <= _INT64_MAX:  # _int64(), inlined: once per recorded update
+            if INT64_MIN <= seq <= INT64_MAX:  # _int64(), inlined: once per recorded update
                 attributes[_SEQ] = seq
             stream_key = envelope.stream_key
             if stream_key is not None:
