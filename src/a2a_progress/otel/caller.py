@@ -13,7 +13,6 @@ under it.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from contextvars import ContextVar, Token
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -21,7 +20,6 @@ import wrapt
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context, attach, detach
-from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
 from opentelemetry.instrumentation.utils import unwrap
 from opentelemetry.trace import SpanKind
 
@@ -63,28 +61,6 @@ def with_trace_context(kwargs: dict[str, Any], context: Context | None) -> dict[
     return with_headers(kwargs, headers)
 
 
-def _runtime_variable() -> ContextVar[Context] | None:
-    """OpenTelemetry's variable of the current context, when its runtime context is the default
-    (contextvars) one; else None (``OTEL_PYTHON_CONTEXT`` chose another: its attach is used).
-
-    Setting and resetting it is exactly what ``attach`` and ``detach`` do there, less two Python
-    calls each: a stream attaches its call's context around every event (~2 k instructions per
-    update of the in-process bench, bench_ir.py). Read once, as OpenTelemetry reads its
-    runtime context once, at import.
-    """
-    runtime = getattr(otel_context, "_RUNTIME_CONTEXT", None)
-    variable = getattr(runtime, "_current_context", None)
-    if type(runtime) is ContextVarsRuntimeContext and isinstance(variable, ContextVar):
-        return variable
-    return None
-
-
-_CURRENT: Final = _runtime_variable()
-_set_current: Final[Callable[[Context], Token[Context]]] = (
-    attach if _CURRENT is None else _CURRENT.set
-)
-
-
 class TracedStream:
     """An async generator's events, passed through while a turn observes them."""
 
@@ -106,7 +82,7 @@ class TracedStream:
         return self
 
     async def __anext__(self) -> StreamResponse:
-        token = _set_current(self._context)
+        token = attach(self._context)
         try:
             event = await self._next()
         except StopAsyncIteration:
@@ -116,13 +92,7 @@ class TracedStream:
             self._finish(exc)
             raise
         finally:
-            if _CURRENT is None:
-                detach(token)
-            else:
-                try:
-                    _CURRENT.reset(token)
-                except (RuntimeError, ValueError):  # used, or of another context
-                    detach(token)  # fails the same way, and logs it: what detach alone does
+            detach(token)
         turn = self._turn
         if turn is not None:
             turn.feed(event)
