@@ -3,24 +3,16 @@
 A `TurnTelemetry` is given the span of the call (caller) or of the execution (callee), is
 fed every A2A event of that turn, and runs them through the protocol's own consumer
 (`ProgressAssembler`), so ordering, duplicates and degradation are
-exactly the spec's. Each tool call becomes an ``execute_tool`` span under the turn span; thinking,
-text, errors and output become span events. It knows nothing of HTTP, gRPC or how it is hooked in.
+exactly the spec's. Each tool call becomes an ``execute_tool`` span under the turn span (see
+`ToolCalls`); thinking, text, errors and output become span events. It knows nothing of HTTP,
+gRPC or how it is hooked in.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
-from opentelemetry import trace
-from opentelemetry.trace import (
-    Link,
-    NonRecordingSpan,
-    Span,
-    SpanContext,
-    SpanKind,
-)
+from opentelemetry.trace import Span, SpanContext
 
 from a2a_progress.consumer import (
     CallRecord,
@@ -33,7 +25,7 @@ from a2a_progress.consumer import (
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announced_value, raw_announcement, recorded
+from a2a_progress.otel.announce import raw_announcement
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT
 from a2a_progress.otel.errors import (
     error_type,
@@ -43,17 +35,8 @@ from a2a_progress.otel.errors import (
 )
 from a2a_progress.otel.invoke_agent import InvokeAgent
 from a2a_progress.otel.metrics import TurnCounts
-from a2a_progress.otel.pending import mark_pending
-from a2a_progress.otel.safe_text import peer_name
-from a2a_progress.otel.tool_span import (
-    CALLER_END_REASONS,
-    ERROR_END_REASONS,
-    INT64_MAX,
-    INT64_MIN,
-    AnnouncedCall,
-    EventBuffer,
-    ToolSpan,
-)
+from a2a_progress.otel.tool_calls import ToolCalls
+from a2a_progress.otel.tool_span import INT64_MAX, INT64_MIN, AnnouncedCall, EventBuffer, ToolSpan
 from a2a_progress.otel.turn_content import Stream, TurnContent
 from a2a_progress.producer.handoff import offered
 from a2a_progress.redaction import DEFAULT_REDACTOR
@@ -92,11 +75,6 @@ _CONTENT_SIZE: Final = conv.CONTENT_SIZE
 _NAME_CACHE_SIZE: Final = 1024
 
 
-def _int64(value: int) -> bool:
-    # A JSON integer has no bound; an OTLP one is int64, and exporters drop a value past it.
-    return INT64_MIN <= value <= INT64_MAX
-
-
 class TurnTelemetry:
     """Spans for one observed turn (one A2A call on the caller, one ``execute()`` on the callee).
 
@@ -117,17 +95,13 @@ class TurnTelemetry:
     ) -> None:
         known = attributes or {}
         self._bridge = bridge
-        self._tracer = bridge.tracer_for(observer)
-        self._metrics = bridge.metrics
         self._config = bridge.config
         self._observer = observer
         self._counts = TurnCounts(bridge.metrics, observer)
         self._span = span
         # A turn the sampler dropped (span not recording) makes no span events, content or tool
-        # spans: its tool calls share one non-recording span carrying the turn's (unsampled)
-        # context; its metrics are still counted.
-        self._recording = recording = span.is_recording()
-        self._unsampled_span = None if recording else NonRecordingSpan(span.get_span_context())
+        # spans (see ToolCalls); its metrics are still counted.
+        self._recording = span.is_recording()
         self._span_events = EventBuffer(span, self._config.max_events_per_span)
         # Dialects are read on the caller only: on the callee, the agent's framework (ADK) traces
         # its own tools, and spans read back from its updates would double each of them. The
@@ -144,14 +118,12 @@ class TurnTelemetry:
         self._fed: object = None
         self._view: EventView | None = None
         self._part: Any = None
-        self._tools: dict[int, ToolSpan] = {}
         self._opened: list[ToolSpan] | None = None
         # The callee's tool span just opened, for the caller (see announce.py); the callee's
         # queue takes it (and sets None) as it passes the update on.
         self.announcement: SpanContext | None = None
         # The opt-in invoke_agent span around a caller's turn: it ends with the turn.
         self.invoke_agent: InvokeAgent | None = None
-        self._context = trace.set_span_in_context(span) if recording else None  # tools' parent
         # Ids known up front (the callee's request context) label tool spans from the start.
         self._task_id: str | None = known.get(conv.A2A_TASK_ID)
         self._context_id: str | None = known.get(conv.GEN_AI_CONVERSATION_ID)
@@ -161,14 +133,24 @@ class TurnTelemetry:
         # The callee's texts may come from this process's own emitter (see TurnContent.put).
         self._callee = observer == conv.OBSERVER_CALLEE
         self._capture_content = self._config.capture_content
-        self._no_mirrors = not self._config.mirror_spans
         self._own_texts = self._callee and self._config.redactor is DEFAULT_REDACTOR
         # Redaction of the turn's texts, and its opt-in content for GenAI backends.
         self._text = TurnContent(self._config, self._counts, own_texts=self._own_texts)
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
         # those found clean once per bridge (see PeerNames).
         self._names: dict[str, str] = {}
-        self.agent_name: str | None = known.get(conv.GEN_AI_AGENT_NAME)
+        self._calls = calls = ToolCalls(
+            bridge,
+            observer,
+            bridge.tracer_for(observer),
+            span,
+            self._names,
+            self._name,
+            known.get(conv.GEN_AI_AGENT_NAME),
+        )
+        calls.task_id, calls.context_id = self._task_id, self._context_id
+        # Its spans by call, read here too: an event goes on its tool's span.
+        self._tools = calls.spans
         bridge.track(self)
 
     @property
@@ -280,10 +262,7 @@ class TurnTelemetry:
             self._bridge.warn_once("end")
         finally:
             # Tool spans still open (none, unless closing them failed above) end before the turn.
-            for tool in self._tools.values():
-                tool.is_open = False
-                tool.span.end()
-            self._tools.clear()
+            self._calls.end_open()
             self._span.end()
             if self.invoke_agent is not None:
                 try:
@@ -293,7 +272,7 @@ class TurnTelemetry:
 
     def _outcome(self, outcome: TurnOutcome, *, failed: bool = False) -> None:
         """The turn ended (or its stream did): close its calls, keep its reply's text."""
-        self._close_calls(outcome.closed, failed=failed)
+        self._calls.close(outcome.closed, failed=failed)
         if outcome.error is not None and self._described():  # the FAILED status's words
             self._failure = error_text(outcome.reply, self._config.redactor)
         if self._capture_content and self._recording and outcome.reply:
@@ -318,10 +297,12 @@ class TurnTelemetry:
     def _note_ids(self, task_id: str, context_id: str) -> None:
         """Label the turn with the ids of the event just fed, the first time it has them."""
         ids: dict[str, Any] = {}
+        calls = self._calls
         if task_id and self._task_id is None:
-            self._task_id = ids[conv.A2A_TASK_ID] = self._name(task_id)
+            self._task_id = calls.task_id = ids[conv.A2A_TASK_ID] = self._name(task_id)
         if context_id and self._context_id is None:
-            self._context_id = ids[conv.GEN_AI_CONVERSATION_ID] = self._name(context_id)
+            name = self._name(context_id)
+            self._context_id = calls.context_id = ids[conv.GEN_AI_CONVERSATION_ID] = name
         if ids:
             self._span.set_attributes(ids)  # one call, one lock, for both
 
@@ -351,7 +332,7 @@ class TurnTelemetry:
         # Calls closed by this envelope other than its own (rare: most close only their own,
         # after its event below), without a comprehension's frame for the common case.
         if closed and (len(closed) > 1 or closed[0] is not call):
-            self._close_calls([other for other in closed if other is not call])
+            self._calls.close([other for other in closed if other is not call])
         if opened and call is not None:
             self._open_tool(call)
         if kind is not _TOOL_CALL and self._recording:
@@ -379,7 +360,8 @@ class TurnTelemetry:
                     events.add(_EVENT_NAMES[kind], attributes)
         if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")
-            self._close_calls((call,), detail=reason_text if isinstance(reason_text, str) else None)
+            detail = reason_text if isinstance(reason_text, str) else None
+            self._calls.close((call,), detail=detail)
 
     def _event(  # noqa: PLR0917 - once per recorded update: positional is cheaper
         self,
@@ -405,128 +387,30 @@ class TurnTelemetry:
                 self._text.output.add(_OUTPUT_PARTS[kind], content)
         (tool if tool is not None else self._span_events).add(name, attributes)
 
-    # -- tool spans ----------------------------------------------------------------------------
-
-    def _announcement(self) -> object:
-        """What the event being fed announces of the call it opens, unchecked (None: none)."""
-        if self._callee:  # its own span is the execution: nothing to mirror
-            return None
-        if self._part is not None:  # the event being fed, read without a view
-            return raw_announcement(self._fed, self._part)
-        if self._view is not None:
-            return raw_announcement(self._fed, message=self._view.message)
-        return None
+    # -- tool calls ----------------------------------------------------------------------------
 
     def _open_tool(self, call: CallRecord) -> None:
-        # The callee announced its own span of this call: this one mirrors it (see announce.py),
-        # or, that span sampled, is made only if the call is cut off on this side.
-        announced = self._announcement()
-        names = self._names
-        tool = (names.get(call.tool) or self._name(call.tool)) if call.tool else "unknown"
-        if (
-            announced is not None
-            and self._no_mirrors
-            and self._unsampled_span is None
-            and recorded(announced)
-        ):
-            # The callee records this call: its span is the trace's one record of it, events
-            # included. A mirror of it cost the deployed caller more than all its protocol work.
-            self._tools[id(call)] = AnnouncedCall(tool, announced)
-            return
-        callee_span = None if announced is None else announced_value(announced)
-        counted = callee_span is None
-        if self._unsampled_span is not None:
-            # Only the duration metric needs the call, and only on the side that counts it (a
-            # caller's mirror of an announced call is not counted: it keeps nothing). Nothing is
-            # made current: the turn's span, current already, carries the same unsampled context.
-            if counted:
-                self._tools[id(call)] = ToolSpan(self._unsampled_span, 0, tool)
-            if self._callee:
-                self.announcement = self._unsampled_span.get_span_context()
-            return
-        opened = self._tools[id(call)] = self._tool_span(call, tool, callee_span)
-        if self._opened is None:
-            self._opened = [opened]
-        else:
-            self._opened.append(opened)
-
-    def _tool_span(
-        self,
-        call: CallRecord,
-        tool: str,
-        callee_span: SpanContext | None,
-        start_time: int | None = None,
-    ) -> ToolSpan:
-        """Start ``call``'s span (a mirror of ``callee_span``, if given), now or, for a call
-        written only as it ends, at ``start_time``."""
-        counted = callee_span is None
-        names = self._names
-        attributes: dict[str, Any] = (
-            {conv.GEN_AI_OPERATION_NAME: conv.OPERATION_EXECUTE_TOOL, conv.GEN_AI_TOOL_NAME: tool}
-            if counted
-            else {conv.MIRROR: True, conv.MIRROR_TOOL_NAME: tool}
-        )
-        attributes[conv.OBSERVER] = self._observer
-        if _int64(call.first_seq):
-            attributes[conv.SEQ_FIRST] = call.first_seq
-        if call.tool_call_id:
-            call_id = names.get(call.tool_call_id) or self._name(call.tool_call_id)
-            attributes[conv.GEN_AI_TOOL_CALL_ID if counted else conv.MIRROR_TOOL_CALL_ID] = call_id
-        if call.stream_key is not None:
-            attributes[_STREAM_KEY] = names.get(call.stream_key) or self._name(call.stream_key)
-        if call.dialect is not None:
-            attributes[conv.DIALECT] = call.dialect
-        if self._task_id is not None:
-            attributes[conv.A2A_TASK_ID] = self._task_id
-        if self._context_id is not None:
-            attributes[conv.GEN_AI_CONVERSATION_ID] = self._context_id
-        span = self._tracer.start_span(
-            f"{conv.TOOL_SPAN_PREFIX} {tool}",
-            context=self._context,
-            kind=SpanKind.INTERNAL,
-            attributes=attributes,
-            links=None if callee_span is None else [Link(callee_span)],
-            start_time=start_time,
-        )
-        if self._config.pending_spans and start_time is None:
-            mark_pending(self._tracer, span, tool, attributes)
-            if self._bridge.pending_export is not None:
-                self._bridge.pending_export.nudge(self._observer)
+        """``call`` opened: its span (see `ToolCalls`); the callee announces where it is."""
+        # What the event being fed announces of the call (a 0.2.x callee's: in its view's
+        # message, or, read without a view, its envelope Part). The callee's own span is the
+        # execution: it mirrors nothing.
         if self._callee:
-            self.announcement = span.get_span_context()
-        cap = self._config.max_events_per_span
-        parts = cap if self._capture_content else 0
-        return ToolSpan(span, cap, tool, counted, parts, call.first_seq)
-
-    def _close_calls(
-        self, calls: Iterable[CallRecord], *, failed: bool = False, detail: str | None = None
-    ) -> None:
-        """End the spans of calls the assembler has closed (each carries its end reason)."""
-        for call in calls:
-            tool = self._tools.pop(id(call), None)
-            if tool is None:
-                continue
-            # ended_call(), inlined: once per recorded tool call, on each side.
-            end_reason = call.end_reason or EndReason.STREAM_CLOSED
-            if type(tool) is AnnouncedCall:
-                if not failed and end_reason not in CALLER_END_REASONS:
-                    continue  # the callee's span says how it ended
-                callee_span = announced_value(tool.announced)
-                tool = self._tool_span(call, tool.name, callee_span, tool.opened_ns)
-            tool.is_open = False
-            reason = end_reason._value_
-            error = failed or end_reason in ERROR_END_REASONS
-            if self._recording:
-                description = None
-                if error:  # the abort reason (redacted), else the end reason
-                    description = peer_name(detail, self._config.redactor) if detail else reason
-                tool.end(call, reason, error, description, self._config.content_max_length)
-            if tool.counted:
-                self._metrics.record_duration(
-                    time.monotonic() - tool.started,
-                    tool=tool.name,
-                    observer=self._observer,
-                    end_reason=reason,
-                    error_type=reason if error else None,
-                    agent=self.agent_name,
-                )
+            announced = None
+        elif self._part is not None:
+            announced = raw_announcement(self._fed, self._part)
+        elif self._view is not None:
+            announced = raw_announcement(self._fed, message=self._view.message)
+        else:
+            announced = None
+        tool = self._calls.open(call, announced)
+        if tool is None:
+            return
+        if self._callee:
+            # For the caller (see announce.py); the callee's queue takes it as it passes the
+            # update on. Unsampled: the turn's own context, which its calls share.
+            self.announcement = tool.span.get_span_context()
+        if self._recording:  # opened here: the callee makes it current while the tool runs
+            if self._opened is None:
+                self._opened = [tool]
+            else:
+                self._opened.append(tool)
