@@ -9,7 +9,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -57,7 +57,8 @@ def run_script(script: str, question: str, **env: str) -> subprocess.CompletedPr
 
 
 def exporting_to(endpoint: str, service: str) -> dict[str, str]:
-    """The ``OTEL_*`` settings of the tutorial's step 4: traces over OTLP/HTTP to ``endpoint``."""
+    """Traces over OTLP/HTTP to ``endpoint``, as in the tutorial's step 4 (whose test reads the
+    page's own settings), exported every 100 ms, metrics and logs not exported."""
     return {
         "OTEL_SERVICE_NAME": service,
         "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
@@ -72,21 +73,26 @@ def exporting_to(endpoint: str, service: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def serving(
-    example: str, *, exit_codes: tuple[int, ...] = (0,), instrumented_to: str | None = None
+    example: str,
+    *,
+    exit_codes: tuple[int, ...] = (0,),
+    instrumented_to: str | None = None,
+    otel: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """Run ``examples/<example>`` on a free port; its base URL, from the line it logs.
 
     SIGTERM stops it; it must exit with one of ``exit_codes`` (uvicorn run on its own, without
     ``serve_forever``, ends by the signal it caught: ``-SIGTERM``). ``instrumented_to``: run it
-    under ``opentelemetry-instrument`` as service ``research-agent``, exporting traces there."""
+    under ``opentelemetry-instrument`` as service ``research-agent``, exporting traces there
+    (with ``otel``, these ``OTEL_*`` settings instead of `exporting_to`'s)."""
     command = [sys.executable, str(EXAMPLES / example), "--port", "0"]
-    otel: dict[str, str] = {}
+    settings: Mapping[str, str] = {}
     if instrumented_to is not None:
         command = [str(BIN / "opentelemetry-instrument"), *command]
-        otel = exporting_to(instrumented_to, "research-agent")
+        settings = otel if otel is not None else exporting_to(instrumented_to, "research-agent")
     process = subprocess.Popen(
         command,
-        env=environment(**otel),
+        env=environment(**settings),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,

@@ -316,8 +316,11 @@ def test_an_a_b_c_chain_of_agent_processes_is_one_waterfall(tmp_path: Path) -> N
     [*_, block] = [b for b in blocks(lines) if all(s in b.title for s in services)]
     assert block.rows[0].depth == 0
     assert block.rows[0].service == "chain-a"
-    # Each agent's own tool (a caller also draws the tool it saw its callee run).
+    # Each agent's own tool, once: a caller makes no span of a call its callee records.
     tools = {name: block.find(f"execute_tool tool_{name}", f"chain-{name}") for name in "abc"}
+    assert [row for row in block.rows if row.name.startswith("execute_tool")] == [
+        tools[name] for name in "abc"
+    ]
     own_work = {name: block.find(f"{name} own work", f"chain-{name}") for name in "abc"}
     for name in "abc":
         assert block.parent(own_work[name]) == tools[name]

@@ -168,6 +168,7 @@ def start_telemetry(
     # Content capture is on: the demo's agents say nothing private, and its trace is there to be
     # read (a library install captures none unless told; see CONTENT_NOTE). So are the caller's
     # mirrors of the calls its agents record: the waterfall shows both sides' view of each call.
+    # `watch --otlp` traces the same way (docs/reference/cli.md says so): a turn asked to be seen.
     A2AProgressInstrumentor().instrument(
         tracer_provider=provider,
         meter_provider=NoOpMeterProvider(),

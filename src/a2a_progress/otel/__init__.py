@@ -17,8 +17,9 @@ or with no code change: ``opentelemetry-instrument python my_agent.py`` (entry p
 
 Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider``,
 ``capture_content``, ``content_max_length``, ``max_events_per_span``, ``sides``
-(``{"caller", "callee"}``), ``redactor`` and ``pending_spans``; each setting falls back to its
-environment variable (see `a2a_progress.otel.config`). ``caller_tracer_provider`` /
+(``{"caller", "callee"}``), ``redactor``, ``pending_spans``, ``invoke_agent_span``,
+``mirror_spans`` and ``sigterm_handler``; each setting falls back to its environment variable
+(see `a2a_progress.otel.config`). ``caller_tracer_provider`` /
 ``callee_tracer_provider`` give one side its own provider, e.g. for two services
 (``service.name``) in one process.
 
