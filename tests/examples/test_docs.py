@@ -107,3 +107,14 @@ def test_the_docs_web_app_streams_the_turn_to_a_browser() -> None:
             app.wait(TIMEOUT)
     assert events == ["hello"] + ["progress"] * 6 + ["outcome"]
     assert outcome["state"] == "completed"
+
+
+def test_the_docs_example_has_the_documented_fields() -> None:
+    found = re.search(r"## Example\n\n```json\n(.*?)```", DOC.read_text(), re.S)
+    assert found is not None
+    objects = [json.loads(line) for line in found.group(1).splitlines()]
+    tables = documented_fields()
+    assert [obj["type"] for obj in objects] == ["progress", "outcome", "error"]
+    for obj in objects:
+        assert set(obj) == tables[f"`{obj['type']}`"], obj["type"]
+    assert set(objects[0]["call"]) == tables["Tool call objects (`call`, `closed`)"]

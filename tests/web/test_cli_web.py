@@ -98,3 +98,31 @@ async def test_demo_web_serves_the_demo_turn(tmp_path: Path) -> None:
         "diff_config",
     ]
     assert trace.exists()
+
+
+TOOL_ENDED = re.compile(r"^tool (?:done|aborted): \S+ \[\S+\] ([0-9.]+m?s)\b")
+
+
+async def test_watch_web_shows_each_duration_as_the_terminal_does() -> None:
+    # Calls that end at once: durations under 10 ms, which both views print to 0.1 ms.
+    agent = ScriptedAgent(
+        [
+            *(s for n in range(6) for s in (step.start(f"t{n}", f"c{n}"), step.done(f"c{n}"))),
+            step.start("broken", "c6"),
+            step.abort("c6", "it broke"),
+            step.complete(),
+        ]
+    )
+    async with (
+        serve_agent(agent, name="quick", grpc_port=None) as served,
+        _running("watch", served.http_url, "go", "--web-port", str(free_port())) as (cli, url),
+        chromium() as browser,
+    ):
+        page = await open_page(browser, url)
+        await wait_ended(page)
+        shown = await page.locator("li.a2ap-call .a2ap-duration").all_inner_texts()
+        assert await _interrupt(cli) == 0
+    printed = [m[1] for line in cli.lines if (m := TOOL_ENDED.match(line))]
+    assert len(printed) == 7
+    assert all(duration.endswith("ms") for duration in printed)
+    assert shown == printed
