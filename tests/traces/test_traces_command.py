@@ -163,6 +163,10 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
         lines = traces.out.join()
 
     assert lines[-1].startswith("stopped: "), lines[-1]
+    # The banner says how to get an agent's spans in before the trace is printed (an SDK
+    # exports every 5 s by default; tests/examples/test_tutorial.py runs the advice).
+    [quiet] = [line for line in lines if line.startswith("Each trace is printed")]
+    assert "OTEL_BSP_SCHEDULE_DELAY=500" in quiet
     # a2a-sdk's own spans (one per SDK method) arrive, are written, and are not drawn: said once.
     assert lines[-1].endswith(", --sdk-spans draws them")
     assert sum("a2a-sdk span" in line for line in lines) == 1

@@ -184,9 +184,11 @@ def _banner(console: Console, http: str, grpc: str | None, quiet: float) -> None
             f"  (or over gRPC: OTEL_EXPORTER_OTLP_PROTOCOL=grpc OTEL_EXPORTER_OTLP_ENDPOINT="
             f"{_local(f'http://{grpc}')})"
         )
+    # An SDK exports every 5 s by default: spans after the quiet period print the trace again.
     lines.append(
         f"Each trace is printed once its root span arrived and {quiet:g}s passed without a "
-        "new span. Ctrl-C to stop."
+        "new span; later spans print it again (OTEL_BSP_SCHEDULE_DELAY=500 in each agent's "
+        "environment sends them in time). Ctrl-C to stop."
     )
     for line in lines:
         console.print(Text(line), highlight=False, soft_wrap=True)
