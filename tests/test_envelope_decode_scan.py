@@ -283,6 +283,15 @@ def _near_canonical(draw: st.DrawFn) -> str:
 @example(
     text='{"v":1,"kind":"text","seq":' + "9" * 5000 + ',"status":"running","payload":{"text":""}}'
 )
+# Escapes the one match validates and the scanner's string reader decodes, and ones it rejects.
+@example(
+    text='{"v":1,"kind":"tool_call","streamKey":"k","seq":2,"status":"running",'
+    '"payload":{"tool":"a\\/b\\n","tool_call_id":"\\u00E9\\t\\\\"}}'
+)
+@example(text='{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":"a\\xb"}}')
+@example(text='{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":"a\\u12"}}')
+@example(text='{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":"a\tb"}}')
+@example(text='{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":"a\\"}}')
 def test_decode_matches_the_decoder_on_near_canonical_envelopes(text: str) -> None:
     _same(text)
 
