@@ -26,6 +26,7 @@ from a2a_progress.otel.config import (
     ENV_GENAI_CAPTURE_CONTENT,
     BridgeConfig,
 )
+from support.spans import tool_call_result
 
 SIDES = (conv.OBSERVER_CALLER, conv.OBSERVER_CALLEE)
 STEPS = [
@@ -88,7 +89,7 @@ async def test_no_content_by_default_only_what_happened(telemetry: Telemetry) ->
         assert events(tool) == [
             {conv.SEQ: 3, conv.STREAM_KEY: "s1", conv.CONTENT_SIZE: len("3 results")}
         ]
-        assert conv.GEN_AI_TOOL_CALL_RESULT not in attrs(tool)
+        assert tool_call_result(attrs(tool)) is None
 
 
 async def test_contribs_variable_turns_it_on(
@@ -116,8 +117,8 @@ async def test_contribs_variable_turns_it_on(
                 "finish_reason": "stop",
             }
         ]
-        # The tool's output, as its result.
-        assert attrs(telemetry.tool_span(observer))[conv.GEN_AI_TOOL_CALL_RESULT] == "3 results"
+        # The tool's output, as its result (the caller's mirror's under its own name).
+        assert tool_call_result(attrs(telemetry.tool_span(observer))) == "3 results"
 
 
 async def test_ours_wins_over_contribs(
@@ -144,7 +145,7 @@ async def test_captured_content_is_redacted_and_bounded(telemetry: Telemetry) ->
     async with serving(steps, enable_output=True) as served:
         await call(served.card_for("jsonrpc"))
     for observer in SIDES:
-        result = attrs(telemetry.tool_span(observer))[conv.GEN_AI_TOOL_CALL_RESULT]
+        result = tool_call_result(attrs(telemetry.tool_span(observer)))
         assert "hunter2" not in result
         assert len(result.encode()) <= 160
         # The whole JSON value is bounded too, and still JSON.

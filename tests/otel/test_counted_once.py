@@ -10,6 +10,7 @@ instrumented) is the only record: it counts.
 
 import asyncio
 
+import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from otel_support import (
@@ -135,10 +136,12 @@ async def test_a_call_cut_off_on_the_callers_side_is_written_by_the_caller(
     assert (mirror.start_time or 0) <= (fetch.end_time or 0)
 
 
-async def test_mirror_spans_keep_the_callers_view_of_each_call(telemetry: Telemetry) -> None:
-    # E.g. the callee's spans go to another backend. Content off: with it, a mirror carries the
-    # call's result (gen_ai.tool.call.result) too.
-    telemetry.instrument(mirror_spans=True, capture_content=False)
+@pytest.mark.parametrize("capture_content", [False, True])
+async def test_mirror_spans_keep_the_callers_view_of_each_call(
+    telemetry: Telemetry, capture_content: bool
+) -> None:
+    # E.g. the callee's spans go to another backend.
+    telemetry.instrument(mirror_spans=True, capture_content=capture_content)
     async with serving(STEPS, enable_output=True) as served:
         await call(served.card_for("rest"))
     assert executions(telemetry) == [("fetch", CALLEE), ("search", CALLEE)]
@@ -148,13 +151,20 @@ async def test_mirror_spans_keep_the_callers_view_of_each_call(telemetry: Teleme
     # The mirror keeps its events as the caller saw them.
     [search] = [m for m in telemetry.tool_spans(CALLER) if "search" in m.name]
     assert [e[conv.SEQ] for e in events(search, conv.EVENT_OUTPUT)] == [2]
+    # With content, the call's result too, as the callee's span has it, under the mirror's own
+    # name: gen_ai.tool.call.result belongs to the execute_tool span that counts (assert_mirrors).
+    if capture_content:
+        assert attrs(search)[conv.MIRROR_TOOL_CALL_RESULT] == "3 files"
+        assert attrs(callee_spans["search"])[conv.GEN_AI_TOOL_CALL_RESULT] == "3 files"
+    else:
+        assert conv.MIRROR_TOOL_CALL_RESULT not in attrs(search)
 
 
 async def test_a_call_the_callees_sampler_dropped_is_mirrored(telemetry: Telemetry) -> None:
     # The caller samples; the callee's own sampler drops its turn: it still announces each call
     # (the turn's unsampled context) and counts it, so the caller's span is a mirror.
     dropping = TracerProvider(sampler=ALWAYS_OFF)
-    telemetry.instrument(callee_tracer_provider=dropping, mirror_spans=None, capture_content=False)
+    telemetry.instrument(callee_tracer_provider=dropping, mirror_spans=None)  # content on
     async with serving(STEPS, enable_output=True) as served:
         await call(served.card_for("jsonrpc"))
     assert telemetry.turn_spans(CALLEE) == []

@@ -90,3 +90,10 @@ def tool_name(attributes: Mapping[str, Any]) -> Any:
 def tool_call_id(attributes: Mapping[str, Any]) -> Any:
     """A tool span's call id, on the span that counts or on the caller's mirror."""
     return attributes.get(conv.GEN_AI_TOOL_CALL_ID, attributes.get(conv.MIRROR_TOOL_CALL_ID))
+
+
+def tool_call_result(attributes: Mapping[str, Any]) -> Any:
+    """A tool span's captured result, on the span that counts or on the caller's mirror."""
+    return attributes.get(
+        conv.GEN_AI_TOOL_CALL_RESULT, attributes.get(conv.MIRROR_TOOL_CALL_RESULT)
+    )

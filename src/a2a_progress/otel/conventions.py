@@ -59,9 +59,12 @@ PENDING: Final = "a2a.progress.pending"
 # to the callee's span, and MIRROR = true (see docs/reference/conventions.md, "counted once").
 MIRROR: Final = "a2a.progress.mirror"
 # A mirror carries no gen_ai.operation.name and no gen_ai.tool.* (backends such as Phoenix count
-# any span with gen_ai.tool.name as a tool execution): its tool and call id under these instead.
+# any span with gen_ai.tool.name as a tool execution, and the GenAI conventions define
+# gen_ai.tool.* for the execute_tool span): its tool, call id and, with content, the call's
+# result under these instead.
 MIRROR_TOOL_NAME: Final = "a2a.progress.tool.name"
 MIRROR_TOOL_CALL_ID: Final = "a2a.progress.tool.call.id"
+MIRROR_TOOL_CALL_RESULT: Final = "a2a.progress.tool.call.result"
 # Where a callee announces a tool span's context to the caller: a key of the opening status
 # update event's own metadata (0.2.x: of its Part's, beside "tfrs"), valued a W3C traceparent.
 WIRE_TOOL_SPAN: Final = "tfrs.span"

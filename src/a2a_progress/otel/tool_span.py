@@ -90,7 +90,8 @@ class ToolSpan(EventBuffer):
     ``counted``: this span is the call's execution in GenAI views (``gen_ai.operation.name``,
     the duration metric); False for a caller's mirror of a span the callee announced.
     ``result`` collects up to ``parts`` texts of the tool's stream for
-    ``gen_ai.tool.call.result``, joined and bounded as it ends (opt-in content; None without).
+    ``gen_ai.tool.call.result`` (a mirror's ``a2a.progress.tool.call.result``), joined and
+    bounded as it ends (opt-in content; None without).
     """
 
     __slots__ = ("counted", "first_seq", "is_open", "name", "result", "started")
@@ -137,7 +138,9 @@ class ToolSpan(EventBuffer):
         if self.result is not None:
             result = tool_call_result(self.result, result_limit)
             if result is not None:
-                attributes[conv.GEN_AI_TOOL_CALL_RESULT] = result
+                # A mirror's under its own name: gen_ai.tool.* would make it an execution too.
+                key = conv.GEN_AI_TOOL_CALL_RESULT if self.counted else conv.MIRROR_TOOL_CALL_RESULT
+                attributes[key] = result
         if self.tail is not None or self.dropped:
             self.flush()
         span = self.span
