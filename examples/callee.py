@@ -10,12 +10,13 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import sys
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 
 from a2a_progress import ProgressEmitter, open_task, progress_extension
-from a2a_progress.serving import serve_forever
+from a2a_progress.serving import PortInUseError, serve_forever
 
 
 async def check_ci() -> str:
@@ -62,12 +63,14 @@ def main() -> None:
     # JSON-RPC and REST on --port, gRPC on a free port; the agent card lists them all and
     # declares the progress extension. Ctrl-C or SIGTERM stops it.
     extensions = [progress_extension()]
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(
-            serve_forever(
-                agent, name="research", host=args.host, http_port=args.port, extensions=extensions
-            )
-        )
+    serving = serve_forever(
+        agent, name="research", host=args.host, http_port=args.port, extensions=extensions
+    )
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serving)
+    except PortInUseError as error:  # e.g. a second copy on the first one's port
+        sys.exit(f"{error}; choose another with --port (0 picks a free one)")
 
 
 if __name__ == "__main__":

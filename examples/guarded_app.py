@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import logging
 import socket
+import sys
 
 import uvicorn
 from a2a.helpers import new_task
@@ -40,8 +41,7 @@ class Greeter(AgentExecutor):
         raise NotImplementedError
 
 
-async def main(port: int) -> None:
-    sock = socket.create_server(("127.0.0.1", port))
+async def main(sock: socket.socket) -> None:
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     card = build_agent_card("greeter", description="Says hello.", http_url=url, grpc_target=None)
     handler = DefaultRequestHandler(Greeter(), InMemoryTaskStore(), card)
@@ -61,6 +61,14 @@ async def main(port: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--port", type=int, default=9997)
+    parser.add_argument("--port", type=int, default=9997, help="0 picks a free port")
+    port = parser.parse_args().port
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    asyncio.run(main(parser.parse_args().port))
+    try:
+        listening = socket.create_server(("127.0.0.1", port))
+    except OSError as error:  # e.g. another server has the port
+        sys.exit(
+            f"cannot listen on 127.0.0.1:{port}: {error.strerror}; "
+            "choose another with --port (0 picks a free one)"
+        )
+    asyncio.run(main(listening))

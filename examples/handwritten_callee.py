@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import Mapping
 
 from a2a.helpers import new_task
@@ -22,7 +23,7 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, TaskState
 
 from a2a_progress import DEFAULT_REDACTOR, Envelope, Kind, Status, encode, envelope_part
-from a2a_progress.serving import serve_forever
+from a2a_progress.serving import PortInUseError, serve_forever
 
 
 class Progress:
@@ -80,8 +81,11 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     agent = HandwrittenAgent()
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_forever(agent, name="orders", host=args.host, http_port=args.port))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_forever(agent, name="orders", host=args.host, http_port=args.port))
+    except PortInUseError as error:  # e.g. a second copy on the first one's port
+        sys.exit(f"{error}; choose another with --port (0 picks a free one)")
 
 
 if __name__ == "__main__":

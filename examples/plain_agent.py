@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import sys
 
 from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -18,7 +19,7 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, TaskState
 
-from a2a_progress.serving import serve_forever
+from a2a_progress.serving import PortInUseError, serve_forever
 
 
 class PlainAgent(AgentExecutor):
@@ -48,8 +49,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=9999, help="0 picks a free port")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # says where it serves
-    with contextlib.suppress(KeyboardInterrupt):  # serve it as you already do; this is a2a-sdk's
-        asyncio.run(serve_forever(PlainAgent(), name="plain", http_port=args.port))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # serve it as you already do: a2a-sdk's
+            asyncio.run(serve_forever(PlainAgent(), name="plain", http_port=args.port))
+    except PortInUseError as error:  # e.g. a second copy on the first one's port
+        sys.exit(f"{error}; choose another with --port (0 picks a free one)")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ same code, and a2a-sdk 0.3's own app serves it (``a2a_progress.serving`` needs a
 
 import argparse
 import asyncio
+import socket
+import sys
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -75,10 +77,18 @@ def app(url: str) -> A2AStarletteApplication:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Serve the example agent on a2a-sdk 0.3.")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=9999)
+    parser.add_argument("--port", type=int, default=9999, help="0 picks a free port")
     args = parser.parse_args()
-    url = f"http://{args.host}:{args.port}/"
-    uvicorn.run(app(url).build(), host=args.host, port=args.port)
+    try:
+        listening = socket.create_server((args.host, args.port))
+    except OSError as error:  # e.g. another agent has the port
+        sys.exit(
+            f"cannot listen on {args.host}:{args.port}: {error.strerror}; "
+            "choose another with --port (0 picks a free one)"
+        )
+    url = f"http://{args.host}:{listening.getsockname()[1]}/"
+    print(f"serving: agent card {url}.well-known/agent-card.json", file=sys.stderr, flush=True)
+    uvicorn.Server(uvicorn.Config(app(url).build())).run(sockets=[listening])
 
 
 if __name__ == "__main__":

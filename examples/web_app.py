@@ -10,6 +10,8 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import socket
+import sys
 
 import httpx
 import uvicorn
@@ -22,14 +24,15 @@ from a2a_progress.serving import create_client, user_message
 from a2a_progress.web import ProgressRelay
 
 
-async def main(agent_url: str, question: str, port: int) -> None:
+async def main(agent_url: str, question: str, sock: socket.socket) -> None:
     async with httpx.AsyncClient() as http:
         card = await A2ACardResolver(http, agent_url).get_agent_card()
     relay = ProgressRelay(title=card.name, request=question)  # one relay per turn
     app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("your app"))])
     app.mount("/progress", relay.app)  # /progress/ (page), /progress/stream, /progress/static/
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info"))
-    serving = asyncio.create_task(server.serve())  # uvicorn logs the URL it serves on
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info"))
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    logging.info("the page: http://127.0.0.1:%d/progress/", sock.getsockname()[1])
     async with create_client(card) as client:
         await relay.run(client.send_message(user_message(question)))  # or relay.run(follow(...))
     await serving  # browsers can still open the page and replay the turn; Ctrl-C stops
@@ -42,5 +45,12 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=8080, help="0 picks a free port")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:  # the port first: a taken one is said before the agent is asked anything
+        listening = socket.create_server(("127.0.0.1", args.port))
+    except OSError as error:  # e.g. another server has the port
+        sys.exit(
+            f"cannot listen on 127.0.0.1:{args.port}: {error.strerror}; "
+            "choose another with --port (0 picks a free one)"
+        )
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main(args.agent_url, args.question, args.port))
+        asyncio.run(main(args.agent_url, args.question, listening))

@@ -268,3 +268,20 @@ async def test_serve_demo_on_a_taken_port_says_which_flag_to_change(
         ExitCode.PORT_IN_USE, f"cannot listen on 127.0.0.1:{port}: the port is taken", flag
     )
     assert_no_raw_text(result.stderr)
+
+
+async def test_watch_web_on_a_taken_port_says_which_flag_to_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # E.g. a second `watch --web-port 8080` while the first still serves its panel.
+    async with serve_agent(PlainTextAgent(), grpc_port=None) as served:
+        with taken_port() as port:
+            result = await run_cli(
+                monkeypatch, "watch", served.http_url, "hi", "--web-port", str(port)
+            )
+    result.assert_one_line_error(
+        ExitCode.PORT_IN_USE,
+        f"cannot serve the web panel on 127.0.0.1:{port}: the port is taken",
+        "choose another with --web-port",
+    )
+    assert_no_raw_text(result.stderr)

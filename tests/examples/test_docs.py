@@ -16,7 +16,7 @@ from support.examples import BIN, ROOT, TIMEOUT, environment, run_example, servi
 from support.processes import free_port
 
 DOC: Final = ROOT / "docs" / "reference" / "json-output.md"
-SERVING_PAGE: Final = re.compile(r"Uvicorn running on (http://\S+)")
+SERVING_PAGE: Final = re.compile(r"the page: (http://\S+)/progress/")
 WATCH: Final = BIN / "a2a-progress"
 
 

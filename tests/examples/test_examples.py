@@ -13,6 +13,8 @@ import subprocess
 import sys
 from typing import Final
 
+import pytest
+
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.examples import (
     ROOT,
@@ -23,7 +25,7 @@ from support.examples import (
     serving,
 )
 from support.otlp import SDK_SCOPE, bridge_spans
-from support.processes import free_port
+from support.processes import free_port, taken_port
 
 CALLEE_OUTPUT: Final = """\
   1 thinking           running  The user wants the deploy status; check CI first.
@@ -131,3 +133,26 @@ def test_the_readme_code_is_the_example_files() -> None:
         assert body == (ROOT / path).read_text(), f"README block for {path} differs from the file"
     # Every block of code in the README is one of them (commands and output aside).
     assert readme.count("```python") == len(blocks)
+
+
+@pytest.mark.parametrize(
+    ("example", "args"),
+    [
+        ("callee.py", ()),
+        ("handwritten_callee.py", ()),
+        ("plain_agent.py", ()),
+        ("guarded_app.py", ()),
+        # It takes its port before it asks the agent (here: nothing listens on port 9).
+        ("web_app.py", ("http://127.0.0.1:9", "Why?")),
+    ],
+)
+def test_an_example_on_a_taken_port_says_so_in_one_line(
+    example: str, args: tuple[str, ...]
+) -> None:
+    # E.g. a second callee started with the first one's default port.
+    with taken_port() as port:
+        done = run_example(example, *args, "--port", str(port))
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()  # no traceback
+    assert line.startswith(f"cannot listen on 127.0.0.1:{port}: "), line
+    assert line.endswith("; choose another with --port (0 picks a free one)"), line

@@ -168,3 +168,20 @@ def test_the_1x_command_line_watches_a_0_3_agent() -> None:
     assert "tool done: ci_status [call-1]" in watch.stdout
     assert "tool aborted: dashboard [call-2]" in watch.stdout
     assert "The deploy is blocked: CI is red (2 failing tests)." in watch.stdout
+
+
+def test_the_0_3_callee_on_a_taken_port_says_so_in_one_line() -> None:
+    # E.g. a second callee started with the first one's default port.
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [str(V03_BIN / "python"), str(ROOT / "examples" / "sdk03_callee.py"),
+             "--port", str(port)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()  # no traceback
+    assert line.startswith(f"cannot listen on 127.0.0.1:{port}: "), line
+    assert line.endswith("; choose another with --port (0 picks a free one)"), line

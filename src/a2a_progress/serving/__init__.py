@@ -31,7 +31,8 @@ build yourself.
 
 Modules: `transports` (the transport table and the card filter), `card` (`build_agent_card`),
 `guard` (`BrowserGuard`),
-`server` (`serve_agent`, `serve_forever`), `http_server` (uvicorn inside the event loop),
+`server` (`serve_agent`, `serve_forever`, `PortInUseError`), `http_server` (uvicorn inside the
+event loop),
 `client` (`create_client`), `requests` (`user_message`, the request that starts a turn).
 """
 
@@ -41,7 +42,13 @@ from a2a_progress.serving.card import REST_PATH, build_agent_card
 from a2a_progress.serving.client import create_client
 from a2a_progress.serving.guard import BrowserGuard
 from a2a_progress.serving.requests import user_message
-from a2a_progress.serving.server import ServedAgent, ServeOptions, serve_agent, serve_forever
+from a2a_progress.serving.server import (
+    PortInUseError,
+    ServedAgent,
+    ServeOptions,
+    serve_agent,
+    serve_forever,
+)
 from a2a_progress.serving.transports import (
     BINDINGS,
     TRANSPORTS,
@@ -54,6 +61,7 @@ __all__ = [
     "BINDINGS",
     "REST_PATH",
     "BrowserGuard",
+    "PortInUseError",
     "TRANSPORTS",
     "ServeOptions",
     "ServedAgent",

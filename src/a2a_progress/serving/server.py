@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 import socket
@@ -33,7 +34,7 @@ from a2a_progress.serving.guard import BrowserGuard, served_names
 from a2a_progress.serving.http_server import HttpServer, stop_idle_sse_watcher
 from a2a_progress.serving.transports import Transport, card_with_interfaces
 
-__all__ = ["ServeOptions", "ServedAgent", "serve_agent", "serve_forever"]
+__all__ = ["PortInUseError", "ServeOptions", "ServedAgent", "serve_agent", "serve_forever"]
 
 # The name this logger has had since serving lived in ``a2a_progress.serve``: applications
 # (and ``a2a-progress serve-demo``) configure it by that name.
@@ -45,6 +46,31 @@ _SHUTDOWN_GRACE: Final = 1
 _SERVER_GRACE: Final = 2 * _SHUTDOWN_GRACE
 # Bind addresses that are not a destination; the card advertises loopback for them.
 _WILDCARD_TO_LOOPBACK: Final = {"0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
+# grpcio reports a port it cannot bind as a RuntimeError with this text, and no errno.
+_GRPC_BIND_FAILED: Final = "Failed to bind to address"
+
+
+class PortInUseError(OSError):
+    """`serve_agent` could not listen: ``port`` on ``host`` is taken (another process, or a
+    second copy of this one). An `OSError` with ``errno`` ``EADDRINUSE``; its text is one line,
+    ``cannot listen on HOST:PORT: the port is taken``, for an entry point to print as it is,
+    followed by how to choose another port.
+    """
+
+    def __init__(self, host: str, port: int, *, grpc: bool = False) -> None:
+        self.host = host
+        """The address it was asked to listen on."""
+        self.port = port
+        """The port that is taken."""
+        self.grpc = grpc
+        """Whether it is the gRPC port (``grpc_port``), else the HTTP one (``http_port``)."""
+        text = f"cannot listen on {_host_port(host, port)}: the port is taken"
+        super().__init__(errno.EADDRINUSE, text)
+
+    def __str__(self) -> str:
+        return str(self.strerror)  # one line, without OSError's "[Errno 98]"
 
 
 class ServeOptions(TypedDict, total=False):
@@ -130,6 +156,9 @@ async def serve_agent(
     in-flight requests get a second's grace, then the request handler is closed,
     which cancels the executions still running and ends their streams. No task,
     thread or port of the agent outlives the block.
+
+    Raises:
+        PortInUseError: ``http_port`` or ``grpc_port`` is taken (nothing is left bound).
     """
     advertised = public_host or _WILDCARD_TO_LOOPBACK.get(host, host)
     http_socket = _listen(host, http_port)
@@ -141,7 +170,12 @@ async def serve_agent(
         grpc_target = None
         if grpc_port is not None:
             grpc_server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-            bound = grpc_server.add_insecure_port(_host_port(host, grpc_port))
+            try:
+                bound = grpc_server.add_insecure_port(_host_port(host, grpc_port))
+            except RuntimeError as error:
+                if not str(error).startswith(_GRPC_BIND_FAILED):
+                    raise
+                raise PortInUseError(host, grpc_port, grpc=True) from error
             grpc_target = _host_port(advertised, bound)
         card = build_agent_card(
             name,
@@ -229,7 +263,12 @@ async def serve_forever(executor: AgentExecutor, **options: Unpack[ServeOptions]
 def _listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port``, so port 0 resolves before serving."""
     family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
-    return socket.create_server((host, port), family=family)
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise PortInUseError(host, port) from error
 
 
 def _host_port(host: str, port: int) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import errno
 import logging
 import os
 import sys
@@ -37,10 +36,9 @@ from a2a_progress.cli.demo.auditor import (
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.telemetry import start_telemetry
 from a2a_progress.extension import progress_extension
-from a2a_progress.serving import serve_forever
+from a2a_progress.serving import PortInUseError, serve_forever
 
 AGENTS: Final = ("investigator", "auditor")
-_GRPC_BIND_FAILED: Final = "Failed to bind to address"
 
 
 def register(commands: Commands) -> None:
@@ -150,24 +148,13 @@ async def run_serve_demo(
             allowed_hosts=allowed_hosts,
             extensions=(progress_extension(),),  # it sends progress envelopes
         )
-    except OSError as error:
-        if error.errno != errno.EADDRINUSE:
-            raise
-        raise _port_taken(host, port, "--port") from error
-    except RuntimeError as error:
-        # grpcio reports a port it cannot bind as a RuntimeError with this text, no errno.
-        if not str(error).startswith(_GRPC_BIND_FAILED):
-            raise
-        raise _port_taken(host, grpc_port, "--grpc-port") from error
+    except PortInUseError as error:
+        raise CliError(
+            f"{error} (another agent, or a second `a2a-progress serve-demo`?); choose another "
+            f"with {'--grpc-port' if error.grpc else '--port'}",
+            ExitCode.PORT_IN_USE,
+        ) from error
     finally:
         # Spans still in the batch processor reach the collector before the process ends.
         telemetry.close()
     return 0
-
-
-def _port_taken(host: str, port: int | None, flag: str) -> CliError:
-    return CliError(
-        f"cannot listen on {host}:{port}: the port is taken (another agent, or a second "
-        f"`a2a-progress serve-demo`?); choose another with {flag}",
-        ExitCode.PORT_IN_USE,
-    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import signal
 from collections.abc import AsyncIterator
 from typing import IO
@@ -110,10 +111,14 @@ async def web_panel(
         try:
             url = await stack.enter_async_context(serve_panel(relay, port=port))
         except OSError as error:
-            reason = error.strerror or str(error)
-            raise CliError(
-                f"cannot serve the web panel on 127.0.0.1:{port}: {reason}", ExitCode.USAGE
-            ) from None
+            where = f"cannot serve the web panel on 127.0.0.1:{port}"
+            if error.errno == errno.EADDRINUSE:
+                raise CliError(
+                    f"{where}: the port is taken (a second --web?); choose another with "
+                    "--web-port, or drop it for a free one",
+                    ExitCode.PORT_IN_USE,
+                ) from None
+            raise CliError(f"{where}: {error.strerror or error}", ExitCode.USAGE) from None
         print(url, file=out, flush=True)
         panel = WebPanel(relay, url, out)
         try:
