@@ -3,9 +3,9 @@
 The caller and the callee export through ``BatchSpanProcessor`` and the real OTLP exporters
 (gRPC and HTTP/protobuf) to a port that refuses connections, or to an :class:`OtlpReceiver` that
 holds every request unanswered. Once each side's first export is stuck (retrying the refused
-connection for tens of seconds, or waiting up to the export timeout for the answer), a second
-turn runs: both turns deliver every event and complete while those first exports are still in
-flight, so nothing on the agent's path waits for the exporter.
+connection for tens of seconds, or held by the receiver, which has it, until the export
+timeout), a second turn runs: both turns deliver every event and complete while those first
+exports are still in flight, so nothing on the agent's path waits for the exporter.
 """
 
 import asyncio
@@ -18,10 +18,18 @@ from a2a.types import TaskState
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from a2a_progress.otlp import OtlpReceiver
+from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from a2a_progress.serving import serve_agent
 from support import agents
-from support.otlp import PROTOCOLS, Protocol, endpoint, instrumented_services, span_exporter
+from support.otlp import (
+    CALLEE_SERVICE,
+    CALLER_SERVICE,
+    PROTOCOLS,
+    Protocol,
+    endpoint,
+    instrumented_services,
+    span_exporter,
+)
 from support.processes import free_port
 
 # How long the exporter may wait for one answer. The OTLP exporters retry a refused connection
@@ -29,8 +37,9 @@ from support.processes import free_port
 EXPORT_TIMEOUT = 60.0
 # The slow receiver would answer after an hour: only stop() releases its requests.
 NEVER = 3600.0
-# How long to wait for the batch processor to hand its first batch to the exporter.
-FIRST_EXPORT_WAIT = 10.0
+# At most how long to wait for the batch processor to hand its first batch to the exporter, and
+# for the slow receiver to have it: a bound on a failure, never a figure the test passes by.
+FIRST_EXPORT_WAIT = 30.0
 
 Collector = Literal["refused", "slow"]
 
@@ -57,6 +66,11 @@ class WatchedExporter(SpanExporter):
         return self.exporter.force_flush(timeout_millis)
 
 
+def holds_both_sides(spans: list[ReceivedSpan]) -> bool:
+    """Whether the receiver has an export of each side (its first: the exporter is held in it)."""
+    return {span.service_name for span in spans} >= {CALLER_SERVICE, CALLEE_SERVICE}
+
+
 def refused_target(protocol: Protocol) -> str:
     """An exporter target on a loopback port nothing listens on (bound, then closed)."""
     port = free_port()
@@ -81,6 +95,13 @@ async def test_turns_complete_while_exports_are_stuck(
                     first = await agents.run_turn(card)
                     for exporter in exporters:
                         assert await asyncio.to_thread(exporter.started.wait, FIRST_EXPORT_WAIT)
+                    if collector == "slow":
+                        # Stuck in the receiver, not on the way to it: an export that has started
+                        # may still be connecting or sending (gRPC's channel connects on the first
+                        # call), and a loaded machine can take longer over that than a turn.
+                        await asyncio.to_thread(
+                            slow.wait_for_spans, holds_both_sides, FIRST_EXPORT_WAIT
+                        )
                     second = await agents.run_turn(card)
                     stuck = [not exporter.finished.is_set() for exporter in exporters]
                     answered = slow.response_count
