@@ -7,10 +7,11 @@ unchanged, and a reader that does not know the key ignores it. Not in the Part's
 0.2.x put it): a2a-sdk keeps every status message in the task's history and copies the whole
 task about twice per event, so a key in a message is copied again on every later update of the
 turn; an event's metadata is merged into one task-level map instead (one key, however long the
-turn). The caller's mirror of that call then links to the callee's span and carries no
-``gen_ai.operation.name`` and no duration metric: GenAI views count the call once, on the side
-that ran it. Without an announcement (the callee is not instrumented, or runs something else),
-the caller's span is the only record and counts.
+turn). The caller then makes no span of that call when the callee's is sampled (with
+``mirror_spans``, a mirror that links to it and carries no ``gen_ai.operation.name`` and no
+duration metric): GenAI views count the call once, on the side that ran it. Without an
+announcement (the callee is not instrumented, or runs something else), the caller's span is
+the only record and counts.
 """
 
 from __future__ import annotations
