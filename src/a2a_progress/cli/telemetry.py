@@ -1,4 +1,5 @@
-"""Tracing for the demo's agents: a tracer provider of their own, or the one already installed.
+"""Tracing for the demo's agents and ``watch --otlp``: a tracer provider of their own, or the one
+already installed.
 
 Under ``opentelemetry-instrument`` the distro has already installed an SDK tracer provider with
 exporters from ``OTEL_*`` variables, and loaded the a2a-progress instrumentor through its entry
