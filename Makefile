@@ -9,9 +9,13 @@ STAMP := $(VENV)/.installed
 # dependency ranges in pyproject.toml are what this run proves.
 LOWEST_VENV := .venv-lowest
 LOWEST_STAMP := $(LOWEST_VENV)/.installed
-# A meaningful, fast part of the suite: protocol, consumer, dialects, telemetry, end to end.
+# A meaningful, fast part of the suite: protocol, consumer, dialects, telemetry, end to end,
+# and the CLI's rich views (the live tree, the trace waterfall, agent text kept inert, a watch
+# of a real agent: ~6 s) on the lowest rich.
 LOWEST_TESTS := tests/test_envelope_codec.py tests/test_producer.py tests/consumer \
-	tests/dialects tests/e2e tests/otel tests/interop
+	tests/dialects tests/e2e tests/otel tests/interop \
+	tests/cli/test_live_view_rich.py tests/cli/test_trace_waterfall.py \
+	tests/cli/test_terminal_injection.py tests/cli/test_watch_plain_agent.py
 # OpenTelemetry's HTTP exporter before 1.41 gives up on a refused connection at once (its one
 # retry's ConnectionError escapes export()) instead of retrying with backoff, so its export is
 # never "stuck" as this case requires; the turns completing, the point, is checked by the others.
