@@ -8,16 +8,13 @@ Any A2A agent works: one that sends no progress envelopes shows its working upda
 import asyncio
 import sys
 
-import httpx
-from a2a.client import A2ACardResolver
-
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
+from a2a_progress.cli import CliError, fetch_card
 from a2a_progress.serving import create_client, user_message
 
 
 async def ask(url: str, question: str) -> bool:
-    async with httpx.AsyncClient() as http:
-        card = await A2ACardResolver(http, url).get_agent_card()
+    card = await fetch_card(url)  # the agent card, read as `a2a-progress watch` reads it
     request = user_message(question)  # a SendMessageRequest with a new user message
     succeeded = False
     async with create_client(card) as client:  # the card picks the transport
@@ -34,4 +31,8 @@ async def ask(url: str, question: str) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(0 if asyncio.run(ask(sys.argv[1], sys.argv[2])) else 1)
+    try:
+        sys.exit(0 if asyncio.run(ask(sys.argv[1], sys.argv[2])) else 1)
+    except CliError as error:  # nothing answers at the URL, or it is no A2A agent: watch's line
+        print(f"caller.py: {error}", file=sys.stderr)
+        sys.exit(error.code)

@@ -9,9 +9,8 @@ durations are still counted in the metrics.
 
 import argparse
 import asyncio
+import sys
 
-import httpx
-from a2a.client import A2ACardResolver
 from opentelemetry import metrics, trace
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -23,6 +22,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 
 from a2a_progress import follow
+from a2a_progress.cli import CliError, fetch_card
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.serving import create_client, user_message
 
@@ -44,8 +44,7 @@ def setup_telemetry(ratio: float) -> tuple[TracerProvider, MeterProvider]:
 
 
 async def ask(url: str, question: str, turns: int) -> None:
-    async with httpx.AsyncClient() as http:
-        card = await A2ACardResolver(http, url).get_agent_card()
+    card = await fetch_card(url)  # the agent card, read as `a2a-progress watch` reads it
     async with create_client(card) as client:
         for _ in range(turns):
             async for update in follow(client.send_message(user_message(question))):
@@ -62,6 +61,9 @@ def main() -> None:
     tracer_provider, meter_provider = setup_telemetry(args.ratio)
     try:
         asyncio.run(ask(args.url, args.question, args.turns))
+    except CliError as error:  # nothing answers at the URL, or it is no A2A agent: watch's line
+        print(f"sampled_caller.py: {error}", file=sys.stderr)
+        sys.exit(error.code)
     finally:
         tracer_provider.shutdown()  # exports what is left
         meter_provider.shutdown()

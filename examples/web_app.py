@@ -13,20 +13,18 @@ import logging
 import socket
 import sys
 
-import httpx
 import uvicorn
-from a2a.client import A2ACardResolver
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+from a2a_progress.cli import CliError, fetch_card
 from a2a_progress.serving import create_client, user_message
 from a2a_progress.web import ProgressRelay
 
 
 async def main(agent_url: str, question: str, sock: socket.socket) -> None:
-    async with httpx.AsyncClient() as http:
-        card = await A2ACardResolver(http, agent_url).get_agent_card()
+    card = await fetch_card(agent_url)  # the agent card, read as `a2a-progress watch` reads it
     relay = ProgressRelay(title=card.name, request=question)  # one relay per turn
     app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("your app"))])
     app.mount("/progress", relay.app)  # /progress/ (page), /progress/stream, /progress/static/
@@ -45,6 +43,7 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=8080, help="0 picks a free port")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request to the agent
     try:  # the port first: a taken one is said before the agent is asked anything
         listening = socket.create_server(("127.0.0.1", args.port))
     except OSError as error:  # e.g. another server has the port
@@ -52,5 +51,9 @@ if __name__ == "__main__":
             f"cannot listen on 127.0.0.1:{args.port}: {error.strerror}; "
             "choose another with --port (0 picks a free one)"
         )
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main(args.agent_url, args.question, listening))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(main(args.agent_url, args.question, listening))
+    except CliError as error:  # nothing answers at the URL, or it is no A2A agent: watch's line
+        print(f"web_app.py: {error}", file=sys.stderr)
+        sys.exit(error.code)

@@ -121,7 +121,9 @@ async def test_a_card_that_is_not_valid_json_is_one_sentence(
     with web_server({CARD_PATH: broken}) as url:
         result = await run_cli(monkeypatch, "watch", url, "hi")
     result.assert_one_line_error(
-        ExitCode.NOT_AN_AGENT, "the agent card at", "is not valid JSON (line 3, column 14)"
+        ExitCode.NOT_AN_AGENT,
+        "the agent card at",
+        "is not valid JSON (line 3, column 14); the agent's card is broken: its owner can fix it",
     )
     assert "Expecting" not in result.stderr  # the decoder's own words
 

@@ -8,6 +8,8 @@ from a2a_progress.serving import serve_agent
 
 HTML = ("text/html", b"<html><body>It works!</body></html>")
 NOT_A_CARD = ("application/json", b'{"status": "ok"}')
+# What to do, said after what went wrong.
+CHECK_URL = "; check the URL: an A2A agent serves its card at /.well-known/agent-card.json"
 
 
 async def test_unreachable_url(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -20,20 +22,20 @@ async def test_web_server_without_a_card_is_not_an_agent(monkeypatch: pytest.Mon
     with web_server({"/": HTML}) as url:
         result = await run_cli(monkeypatch, "watch", url, "hello")
     result.assert_one_line_error(
-        ExitCode.NOT_AN_AGENT, "does not serve an A2A agent", "answered HTTP 404"
+        ExitCode.NOT_AN_AGENT, "does not serve an A2A agent", "answered HTTP 404", CHECK_URL
     )
 
 
 async def test_html_instead_of_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     with web_server({CARD_PATH: HTML}) as url:
         result = await run_cli(monkeypatch, "watch", url, "hello")
-    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, "returned text/html, not JSON")
+    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, f"returned text/html, not JSON{CHECK_URL}")
 
 
 async def test_json_that_is_not_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     with web_server({CARD_PATH: NOT_A_CARD}) as url:
         result = await run_cli(monkeypatch, "watch", url, "hello", "--json")
-    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, "no interfaces")
+    result.assert_one_line_error(ExitCode.NOT_AN_AGENT, f"no interfaces to call{CHECK_URL}")
     [error] = result.json_lines()
     assert error["type"] == "error"
     assert error["exit_code"] == ExitCode.NOT_AN_AGENT

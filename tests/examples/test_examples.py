@@ -24,6 +24,7 @@ from support.examples import (
     run_script,
     serving,
 )
+from support.listeners import web_server
 from support.otlp import SDK_SCOPE, bridge_spans
 from support.processes import free_port, taken_port
 
@@ -76,13 +77,6 @@ def test_a_hand_written_callee_is_read_like_the_emitters() -> None:
         done = ask(url, "Where is my order?")
     assert done.returncode == 0, done.stderr
     assert done.stdout == HANDWRITTEN_OUTPUT
-
-
-def test_the_caller_fails_when_the_turn_does_not_complete() -> None:
-    # A caller's exit status says whether the agent completed: here nobody answers at all.
-    done = ask(f"http://127.0.0.1:{free_port()}", "anyone?")
-    assert done.returncode != 0
-    assert done.stdout == ""
 
 
 def _tools(spans: list[ReceivedSpan], service: str) -> list[ReceivedSpan]:
@@ -156,3 +150,57 @@ def test_an_example_on_a_taken_port_says_so_in_one_line(
     [line] = done.stderr.splitlines()  # no traceback
     assert line.startswith(f"cannot listen on 127.0.0.1:{port}: "), line
     assert line.endswith("; choose another with --port (0 picks a free one)"), line
+
+
+# -- a URL where no A2A agent answers ------------------------------------------------------------
+
+CARD: Final = "/.well-known/agent-card.json"
+CHECK_URL: Final = "; check the URL: an A2A agent serves its card at /.well-known/agent-card.json"
+# A plain web server's pages, by fault: what the line says went wrong, then what to do.
+NOT_AN_AGENT: Final = {
+    "404": ({"/": ("text/html", b"<h1>It works!</h1>")}, "answered HTTP 404 Not Found", CHECK_URL),
+    "html": (
+        {CARD: ("text/html", b"<html>It works!</html>")},
+        "returned text/html, not JSON",
+        CHECK_URL,
+    ),
+    "bad json": (
+        {CARD: ("application/json", b'{"name": "x",')},
+        "is not valid JSON (line 1, column 14)",
+        "; the agent's card is broken: its owner can fix it",
+    ),
+}
+CALLERS: Final = [
+    ("caller.py", ()),
+    ("web_app.py", ("--port", "0")),
+    ("sampled_caller.py", ()),
+]
+
+
+@pytest.mark.parametrize(("example", "options"), CALLERS)
+def test_a_caller_with_nothing_at_the_url_says_so_in_one_line(
+    example: str, options: tuple[str, ...]
+) -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # connection refused
+    done = run_example(example, url, "anyone?", *options)
+    assert done.returncode == 7  # as `a2a-progress watch`
+    [line] = done.stderr.splitlines()  # no traceback
+    assert line == (
+        f"{example}: cannot reach {url}: nothing is listening on {url.removeprefix('http://')} "
+        "(connection refused; is the agent running, and on this port?)"
+    )
+
+
+@pytest.mark.parametrize("fault", sorted(NOT_AN_AGENT))
+@pytest.mark.parametrize(("example", "options"), CALLERS)
+def test_a_caller_of_a_url_that_is_no_a2a_agent_says_so_in_one_line(
+    example: str, options: tuple[str, ...], fault: str
+) -> None:
+    pages, wrong, to_do = NOT_AN_AGENT[fault]
+    with web_server(pages) as url:
+        done = run_example(example, url, "anyone?", *options)
+    assert done.returncode == 8  # as `a2a-progress watch`
+    [line] = done.stderr.splitlines()  # no traceback
+    assert line.startswith(f"{example}: {url} does not serve an A2A agent: "), line
+    assert line.endswith(f"{wrong}{to_do}"), line
+    assert done.stdout == ""

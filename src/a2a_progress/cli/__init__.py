@@ -3,6 +3,10 @@
 ``main(argv)`` parses the arguments, runs the command and returns its exit code (see
 `a2a_progress.cli.errors`). Every failure is one line on stderr, never a traceback; with no
 arguments at all it prints the help and exits 0.
+
+A script that asks an agent reads its card as ``watch`` does with `fetch_card`: when nothing
+answers at the URL or it serves no A2A agent card, it raises `CliError`, whose text is
+``watch``'s one line and whose ``code`` is ``watch``'s exit status (``examples/caller.py``).
 """
 
 from __future__ import annotations
@@ -14,12 +18,13 @@ from collections.abc import Sequence
 
 import a2a_progress.cli_extra  # without the [cli] extra: one clear line
 import a2a_progress.sdk.v1_only  # noqa: F401 - 1.x only: one clear error on 0.3
+from a2a_progress.cli.agent_client import fetch_card
 from a2a_progress.cli.arguments import PROG, CliParser, Commands, HelpFormatter
 from a2a_progress.cli.commands import COMMANDS
 from a2a_progress.cli.errors import EXIT_CODES_HELP, CliError, ExitCode
 from a2a_progress.version import __version__
 
-__all__ = ["main", "tolerate_unencodable_output"]
+__all__ = ["CliError", "fetch_card", "main", "tolerate_unencodable_output"]
 
 
 def build_parser() -> CliParser:

@@ -21,6 +21,7 @@ from google.protobuf.json_format import ParseError  # type: ignore[import-untype
 
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.reach import (
+    CHECK_URL,
     call_error,
     card_elsewhere,
     card_endpoint_error,
@@ -40,15 +41,27 @@ def card_url(url: str) -> str:
     return url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
 
 
-async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: float) -> AgentCard:
-    """The agent card served for ``url``.
+async def fetch_card(
+    url: str, *, headers: Mapping[str, str] | None = None, timeout_seconds: float = 30.0
+) -> AgentCard:
+    """The agent card served for ``url``, read as ``a2a-progress watch`` reads it.
+
+    A script that asks an agent can use it in place of a2a-sdk's ``A2ACardResolver`` to say
+    what went wrong the way ``watch`` does (``examples/caller.py``)::
+
+        try:
+            card = await fetch_card(url)
+        except CliError as error:  # one line naming url, what went wrong and what to do
+            sys.exit(f"{error}")
 
     Raises:
-        CliError: unreachable (7), not an A2A agent card (8), or a bad URL (2).
+        CliError: unreachable (7), not an A2A agent card (8), or a bad URL (2); its text is
+            ``watch``'s one line (it may name ``watch``'s ``--timeout`` or ``--header``) and
+            ``.code`` its exit status.
     """
     where = card_url(url)
     async with httpx.AsyncClient(
-        timeout=timeout_seconds, headers=dict(headers), follow_redirects=True
+        timeout=timeout_seconds, headers=dict(headers or {}), follow_redirects=True
     ) as http:
         try:
             response = await http.get(where)
@@ -65,7 +78,8 @@ async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: f
         if response.status_code != 200:
             elsewhere = await card_elsewhere(http, url, AGENT_CARD_WELL_KNOWN_PATH)
             raise CliError(
-                f"{not_an_agent} answered HTTP {status}{elsewhere}", ExitCode.NOT_AN_AGENT
+                f"{not_an_agent} answered HTTP {status}{elsewhere or CHECK_URL}",
+                ExitCode.NOT_AN_AGENT,
             )
     try:
         data = response.json()
@@ -75,12 +89,14 @@ async def fetch_card(url: str, *, headers: Mapping[str, str], timeout_seconds: f
         card = parse_agent_card(data)
     except (ParseError, TypeError, ValueError, AttributeError) as exc:
         raise CliError(
-            f"{not_an_agent} returned JSON that is not an agent card", ExitCode.NOT_AN_AGENT
+            f"{not_an_agent} returned JSON that is not an agent card{CHECK_URL}",
+            ExitCode.NOT_AN_AGENT,
         ) from exc
     if not card.supported_interfaces:
         # ParseDict ignores unknown fields: any JSON object parses, so check for substance.
         raise CliError(
-            f"{not_an_agent} returned a card with no interfaces to call", ExitCode.NOT_AN_AGENT
+            f"{not_an_agent} returned a card with no interfaces to call{CHECK_URL}",
+            ExitCode.NOT_AN_AGENT,
         )
     return card
 

@@ -255,6 +255,10 @@ def _os_reason(error: BaseException) -> str:
     return text[0].lower() + text[1:] if text else "a network error"
 
 
+# What to do when a URL answers HTTP but serves no agent card: the user's URL is likely wrong.
+CHECK_URL: Final = "; check the URL: an A2A agent serves its card at /.well-known/agent-card.json"
+
+
 def http_status(code: int) -> str:
     """``404 Not Found``: a status with its name, never a link to a page about it."""
     try:
@@ -277,12 +281,12 @@ def not_json(url: str, where: str, response: httpx.Response) -> CliError:
             )
             return CliError(
                 f"{url} does not serve an A2A agent: the agent card at {where} is not valid "
-                f"JSON{where_in}",
+                f"JSON{where_in}; the agent's card is broken: its owner can fix it",
                 ExitCode.NOT_AN_AGENT,
             )
     return CliError(
         f"{url} does not serve an A2A agent: GET {where} returned {kind or 'no content type'}, "
-        "not JSON",
+        f"not JSON{CHECK_URL}",
         ExitCode.NOT_AN_AGENT,
     )
 
