@@ -73,6 +73,10 @@ async def stop_idle_sse_watcher() -> None:
     registered with it, cancelling it loses nothing (the next stream starts a
     new one) and keeps it from outliving the server.
     """
+    # sse-starlette's private names: it has no public way to stop its watcher. Read with
+    # getattr, so a release that renames them leaves the task running rather than breaking the
+    # server; tests/test_serve.py::test_exit_closes_ports_and_leaves_nothing_running (an SSE
+    # stream, then no task left) fails when that happens.
     watcher = getattr(sse_starlette.sse, "_shutdown_watcher", None)
     get_state = getattr(sse_starlette.sse, "_get_shutdown_state", None)
     if watcher is None or get_state is None or get_state().events:
