@@ -5,7 +5,7 @@ call context is kept and never changed, and suppressed instrumentation sends not
 import pytest
 from a2a.client import ClientCallContext, ClientCallInterceptor
 from a2a.client.interceptors import AfterArgs, BeforeArgs
-from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+from a2a.types import AgentInterface, CancelTaskRequest, GetTaskRequest, TaskState
 from a2a.utils.errors import A2AError
 from opentelemetry.instrumentation.utils import suppress_instrumentation
 from otel_support import (
@@ -62,6 +62,28 @@ async def test_one_trace_from_caller_to_callee_tools(
         "127.0.0.1",
         port,
     )
+
+
+@pytest.mark.parametrize("tenant", ["", "acme"], ids=["plain", "tenant"])
+async def test_the_server_is_the_interface_the_client_chose(
+    telemetry: Telemetry, tenant: str
+) -> None:
+    # The card lists first an interface this client cannot speak: server.* must come from the
+    # transport the SDK chose (its private _transport, and the transport a tenant's decorator
+    # wraps, _base: otel/caller.py reads both), not from the card's first interface.
+    async with serving(STEPS) as served:
+        card = served.card_for("jsonrpc")
+        [interface] = card.supported_interfaces
+        interface.tenant = tenant
+        unknown = AgentInterface(
+            url="ws://127.0.0.1:1/", protocol_binding="WEBSOCKET", protocol_version="1.0"
+        )
+        card.supported_interfaces.insert(0, unknown)
+        await call(card)
+    port = int(interface.url.rstrip("/").rsplit(":", 1)[1].split("/")[0])
+    caller = attrs(telemetry.turn_span(CALLER))
+    assert (caller[conv.SERVER_ADDRESS], caller[conv.SERVER_PORT]) == ("127.0.0.1", port)
+    assert caller[conv.A2A_PROTOCOL_VERSION] == "1.0"
 
 
 async def test_the_call_span_continues_the_callers_current_span(telemetry: Telemetry) -> None:

@@ -136,6 +136,12 @@ _SERVER_CACHE_SIZE: Final = 64
 
 def _server_attributes(client: BaseClient) -> dict[str, Any]:
     """The server's attributes for a call of ``client`` (do not change the dict returned)."""
+    # a2a-sdk's BaseClient exposes neither its card nor its transport (get_extended_agent_card
+    # is a request to the agent), so their private names are read, with getattr: a release that
+    # renames them drops or misplaces attributes, never the call. tests/otel/test_propagation.py
+    # fails when that happens: server.* per transport and line, and of the interface the client
+    # chose, not the card's first (``_transport``; ``_base``, the transport a tenant's
+    # TenantTransportDecorator wraps); tests/otel/test_lifecycle.py: the card's gen_ai.agent.*.
     card = getattr(client, "_card", None)
     transport = getattr(client, "_transport", None)
     url = getattr(transport, "url", None) or getattr(getattr(transport, "_base", None), "url", None)
@@ -177,6 +183,9 @@ def _address(url: str) -> tuple[str | None, int | None]:
 
 
 def _is_streaming(client: BaseClient) -> bool:
+    """Whether ``client.send_message`` streams, as BaseClient decides it (its private config and
+    card, as `_server_attributes` reads them; tests/otel/test_lifecycle.py's unary call fails if
+    a renamed ``_config`` made every call read as streaming)."""
     config, card = getattr(client, "_config", None), getattr(client, "_card", None)
     return bool(getattr(config, "streaming", True)) and bool(
         card is None or card.capabilities.streaming
