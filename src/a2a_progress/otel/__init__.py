@@ -80,6 +80,8 @@ class A2AProgressInstrumentor(BaseInstrumentor):  # type: ignore[misc]
 
     def instrumentation_dependencies(self) -> Collection[str]:
         """The a2a-sdk versions this instrumentation supports."""
+        # package._instruments: an underscore by OpenTelemetry's convention, not privacy (every
+        # contrib instrumentation's package.py names its targets so; its tooling reads them).
         return _instruments
 
     def _instrument(self, **kwargs: Any) -> None:
