@@ -61,7 +61,7 @@ async def test_one_trace_from_caller_to_callee_tools(
     assert agents.final_state(events) == TaskState.TASK_STATE_COMPLETED
     assert_turn_trace(spans)
 
-    # Each call counted once, by the callee that ran it (the caller mirrors it, uncounted).
+    # Each call counted once, by the callee that ran it (the caller, told so, makes no span of it).
     durations = {
         (attributes["gen_ai.tool.name"], attributes["a2a.progress.observer"]): (
             attributes["a2a.progress.end_reason"],

@@ -1,7 +1,7 @@
 """a2a-progress on a2a-sdk 0.3: the README's callee (examples/sdk03_callee.py), served by 0.3's
 own app on 127.0.0.1, called by 0.3's client, read by follow(), under the instrumentor: every
-tool call an ``execute_tool`` span on both sides, in one trace. Runs where a2a-sdk 0.3 is
-installed (make test-sdk03); elsewhere it is skipped."""
+tool call one ``execute_tool`` span, the callee's (the caller, told so, makes none), in one
+trace. Runs where a2a-sdk 0.3 is installed (make test-sdk03); elsewhere it is skipped."""
 
 from __future__ import annotations
 
@@ -134,8 +134,7 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
     ], sides  # the caller writes no span of a call its callee records (mirror_spans off)
     assert len({s.context.trace_id for s in spans}) == 1  # type: ignore[union-attr]
     # The callee announced each call in the metadata of the status update that opened it (0.3's
-    # dict), never in a Part's; the caller read it there: its spans are mirrors, each linked to
-    # the callee's span of the call, so it wrote no span of its own.
+    # dict), never in a Part's; the caller read it there, so it wrote no span of the call.
     attributes = [(s, dict(s.attributes or {})) for s in tools]
     callee = {s.name: s.context.span_id for s, a in attributes if a[conv.OBSERVER] == "callee"}  # type: ignore[union-attr]
     statuses = [update for _, update in seen if update is not None and hasattr(update, "status")]
