@@ -11,8 +11,8 @@ from types import FrameType
 import pytest
 from otel_support import Telemetry
 
+from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import ENV_SIGTERM_HANDLER
-from a2a_progress.otel.shutdown import ExitHooks
 
 
 def app_handler(signum: int, frame: FrameType | None) -> None:
@@ -61,16 +61,17 @@ def test_an_application_handler_is_never_replaced_nor_removed(
 def test_other_threads_leave_signals_alone(telemetry: Telemetry, sigterm_restored: None) -> None:
     telemetry.uninstrument()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    bridge_hooks: list[ExitHooks] = []
+    bridges: list[Bridge | None] = []
 
     def instrument_here() -> None:
         telemetry.instrument()
-        bridge_hooks.append(telemetry.instrumentor._exit_hooks)
+        bridges.append(telemetry.instrumentor.bridge)
 
     worker = threading.Thread(target=instrument_here)
     worker.start()
     worker.join()
-    assert bridge_hooks
+    [bridge] = bridges
+    assert bridge is not None  # instrumented there, and SIGTERM left alone:
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
