@@ -1,4 +1,9 @@
-"""The loopback OTLP receiver, fed by the SDK's real exporters and by hand-made OTLP/HTTP bodies."""
+"""The loopback OTLP receiver, fed by the SDK's real exporters and by hand-made OTLP/HTTP bodies.
+
+The log signal's SDK and exporters are imported from OpenTelemetry's ``_logs`` and
+``_log_exporter`` modules: they have no public path yet (the log SDK is still experimental).
+This file's import fails, loudly, when they move.
+"""
 
 import base64
 import gzip
