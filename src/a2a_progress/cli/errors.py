@@ -72,5 +72,7 @@ class CliError(Exception):
         # One line, whatever the underlying library put in its message, and inert: it may
         # quote an agent (a reply, a task id, an SDK error carrying the agent's text).
         self.message = inert(" ".join(message.split()))
+        """The line to print (also ``str(error)``): one line, terminal controls made inert."""
         self.code = code
+        """The exit status to end with (`ExitCode`)."""
         super().__init__(self.message)
