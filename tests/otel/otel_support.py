@@ -176,10 +176,6 @@ class Telemetry(MemoryTelemetry):
         [span] = self.tool_spans(observer)
         return span
 
-    def unended(self) -> list[str]:
-        """Names of spans started and never ended."""
-        return self.ledger.open()
-
     def assert_each_span_ended_once(self) -> None:
         super().assert_each_span_ended_once()
         assert self.double_ends.count == 0
