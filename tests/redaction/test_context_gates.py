@@ -18,9 +18,9 @@ from support.redaction_corpus import CORPUS, FALSE_POSITIVES
 from support.redaction_literals import GAP, skeletons
 
 
-@pytest.mark.parametrize("name", [name for name, _ in context._SHAPES])
+@pytest.mark.parametrize("name", [name for name, _ in context.SHAPES])
 def test_the_gate_accepts_every_literal_a_shape_holds(name: str) -> None:
-    found = skeletons(dict(context._SHAPES)[name], context.possible)
+    found = skeletons(dict(context.SHAPES)[name], context.possible)
     missed = sorted(s.replace(GAP, "…") for s in found if not context.possible(s))
     assert not missed, missed[:20]
 

@@ -53,9 +53,10 @@ def _quoted(tag: str) -> str:
     return rf"(?P<{q}>[\"']){NOT_A_SECRET}(?P<{v}>{body})(?P={q})"
 
 
-# (name, regex, whether the value must read as a password or random). The value is the group
-# "<name>_val" (or "<name>_uval" when unquoted), what precedes it is kept.
-_SHAPES: Final[tuple[tuple[str, str], ...]] = (
+# (name, regex) of each shape (whether its value must read as a password or random: _JUDGED).
+# The value is the group "<name>_val" (or "<name>_uval" when unquoted), what precedes it is kept.
+# Not private: tests/redaction/test_context_gates checks the gate against each shape's literals.
+SHAPES: Final[tuple[tuple[str, str], ...]] = (
     (
         "blank",
         rf"(?<![\w.$-]){_NAME}[\"']?"
@@ -121,14 +122,14 @@ _SHAPES: Final[tuple[tuple[str, str], ...]] = (
 _JUDGED: Final = frozenset(
     {"blank_val", "blank_uval", "pipe_uval", "flag_uval", "slash_uval", "sibling_uval"}
 )
-REGEX: Final = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _SHAPES))
+REGEX: Final = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in SHAPES))
 # Each shape alone (tried only where it can start, see `_starts`).
-_SINGLES: Final = tuple(re.compile(f"(?P<{name}>{pattern})") for name, pattern in _SHAPES)
+_SINGLES: Final = tuple(re.compile(f"(?P<{name}>{pattern})") for name, pattern in SHAPES)
 # Each shape's value groups, by the shape's name (a match's ``lastgroup``, in the alternation
 # as alone): a dict keyed by the pattern would hash its whole compiled code on every lookup.
 _VALUE_GROUPS: Final = {
     name: tuple(group for group in single.groupindex if group.endswith(("_val", "_uval")))
-    for (name, _), single in zip(_SHAPES, _SINGLES, strict=True)
+    for (name, _), single in zip(SHAPES, _SINGLES, strict=True)
 }
 # The gate: every match of a shape holds one of these (lower case), so a text without any is
 # not scanned (prose with "passed" or "keys" in it costs a few searches, not the regex). A
@@ -217,7 +218,7 @@ _NAME_PARTS: Final = (
 _CALL_WORDS: Final = ("pass", "credential", "secret", "auth", "token", "securestring")
 _SQL_WORDS: Final = ("pass", "identified", "secret", "token", "set")
 _NAME_BACK: Final = 80 + 20
-_BLANK, _SQL, _NAMEPAIR, _CALL, _SIBLING, _BLOCK, _PIPE, _FLAG, _SLASH = range(len(_SHAPES))
+_BLANK, _SQL, _NAMEPAIR, _CALL, _SIBLING, _BLOCK, _PIPE, _FLAG, _SLASH = range(len(SHAPES))
 _CALL_RUN: Final = re.compile(r"[\w.$:-]*")
 _FLAG_RUN: Final = re.compile(r"[\w-]*")
 _SLASH_VALUE: Final = re.compile(r"[^\s/@:\"']*")
@@ -255,7 +256,7 @@ def _name_char(char: str) -> bool:
 
 
 def _starts(anchors: Anchors) -> set[tuple[int, int]]:
-    """``(position, shape)`` pairs where a shape (its index in ``_SHAPES``) may start. A pair
+    """``(position, shape)`` pairs where a shape (its index in ``SHAPES``) may start. A pair
     is left out when the characters around its word already rule the shape out (what must
     follow a name, a look-behind), so that fewer are tried."""
     starts: set[tuple[int, int]] = set()
