@@ -5,11 +5,12 @@
 Any A2A agent works: one that sends no progress envelopes shows its working updates as text.
 """
 
+import argparse
 import asyncio
 import sys
 
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
-from a2a_progress.cli import CliError, fetch_card
+from a2a_progress.cli import CliError, agent_errors, fetch_card
 from a2a_progress.serving import create_client, user_message
 
 
@@ -31,8 +32,14 @@ async def ask(url: str, question: str) -> bool:
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Ask an A2A agent; print its progress.")
+    parser.add_argument("agent_url")
+    parser.add_argument("question")
+    args = parser.parse_args()
     try:
-        sys.exit(0 if asyncio.run(ask(sys.argv[1], sys.argv[2])) else 1)
-    except CliError as error:  # nothing answers at the URL, or it is no A2A agent: watch's line
+        with agent_errors(args.agent_url):  # a call that fails (the agent went away...) too
+            succeeded = asyncio.run(ask(args.agent_url, args.question))
+    except CliError as error:  # nothing answers at the URL, it is no A2A agent...: watch's line
         print(f"caller.py: {error}", file=sys.stderr)
         sys.exit(error.code)
+    sys.exit(0 if succeeded else 1)

@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 
 from a2a_progress import follow
-from a2a_progress.cli import CliError, fetch_card
+from a2a_progress.cli import CliError, agent_errors, fetch_card
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.serving import create_client, user_message
 
@@ -60,8 +60,9 @@ def main() -> None:
     args = parser.parse_args()
     tracer_provider, meter_provider = setup_telemetry(args.ratio)
     try:
-        asyncio.run(ask(args.url, args.question, args.turns))
-    except CliError as error:  # nothing answers at the URL, or it is no A2A agent: watch's line
+        with agent_errors(args.url):  # a call that fails (the agent went away...) too
+            asyncio.run(ask(args.url, args.question, args.turns))
+    except CliError as error:  # nothing answers at the URL, it is no A2A agent...: watch's line
         print(f"sampled_caller.py: {error}", file=sys.stderr)
         sys.exit(error.code)
     finally:

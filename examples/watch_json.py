@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 watch = subprocess.Popen(
-    ["a2a-progress", "watch", sys.argv[1], sys.argv[2], "--json"],
+    ["a2a-progress", "watch", *sys.argv[1:], "--json"],  # URL MESSAGE, and any watch option
     stdout=subprocess.PIPE,
     text=True,
 )

@@ -18,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from a2a_progress.cli import CliError, fetch_card
+from a2a_progress.cli import CliError, agent_errors, fetch_card
 from a2a_progress.serving import create_client, user_message
 from a2a_progress.web import ProgressRelay
 
@@ -28,7 +28,8 @@ async def main(agent_url: str, question: str, sock: socket.socket) -> None:
     relay = ProgressRelay(title=card.name, request=question)  # one relay per turn
     app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("your app"))])
     app.mount("/progress", relay.app)  # /progress/ (page), /progress/stream, /progress/static/
-    server = uvicorn.Server(uvicorn.Config(app, log_level="info"))
+    # No lifespan: nothing to start, and a turn that fails stops it without a logged traceback.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info", lifespan="off"))
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     logging.info("the page: http://127.0.0.1:%d/progress/", sock.getsockname()[1])
     async with create_client(card) as client:
@@ -52,8 +53,8 @@ if __name__ == "__main__":
             "choose another with --port (0 picks a free one)"
         )
     try:
-        with contextlib.suppress(KeyboardInterrupt):
+        with contextlib.suppress(KeyboardInterrupt), agent_errors(args.agent_url):
             asyncio.run(main(args.agent_url, args.question, listening))
-    except CliError as error:  # nothing answers at the URL, or it is no A2A agent: watch's line
+    except CliError as error:  # nothing answers at the URL, it is no A2A agent...: watch's line
         print(f"web_app.py: {error}", file=sys.stderr)
         sys.exit(error.code)

@@ -14,8 +14,10 @@ import sys
 from typing import Final
 
 import pytest
+from google.protobuf.json_format import MessageToJson  # type: ignore[import-untyped]
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
+from a2a_progress.serving import build_agent_card
 from support.examples import (
     ROOT,
     TIMEOUT,
@@ -204,3 +206,30 @@ def test_a_caller_of_a_url_that_is_no_a2a_agent_says_so_in_one_line(
     assert line.startswith(f"{example}: {url} does not serve an A2A agent: "), line
     assert line.endswith(f"{wrong}{to_do}"), line
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize(("example", "options"), CALLERS)
+def test_a_caller_whose_card_sends_calls_where_nothing_listens_says_so(
+    example: str, options: tuple[str, ...]
+) -> None:
+    # An agent in a container or bound to 0.0.0.0 often advertises a URL only it can reach.
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    card = build_agent_card("away", description="Not here.", http_url=nowhere, grpc_target=None)
+    with web_server({CARD: ("application/json", MessageToJson(card).encode())}) as url:
+        done = run_example(example, url, "anyone?", *options)
+    assert done.returncode == 7  # as `a2a-progress watch`
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"{example}: cannot reach {nowhere}: nothing is listening on "
+        f"{nowhere.removeprefix('http://')} (connection refused; is the agent running, and on "
+        f"this port?); the agent card at {url} sends calls there (is the URL in the card right "
+        "for this machine?)"
+    )
+
+
+@pytest.mark.parametrize("example", ["caller.py", "watch_json.py"])  # the others: argparse
+def test_a_caller_without_its_arguments_says_what_it_needs(example: str) -> None:
+    done = run_example(example)
+    assert done.returncode == 2
+    assert "required" in done.stderr.splitlines()[-1], done.stderr  # the usage line first
+    assert "Traceback" not in done.stderr

@@ -176,7 +176,13 @@ def open_client(
 def agent_errors(
     url: str, *, task_id: str | None = None, timeout: float | None = None
 ) -> Iterator[None]:
-    """Turn the SDK's errors during calls to the agent at ``url`` into `CliError`."""
+    """Turn the SDK's errors during calls to the agent at ``url`` into `CliError`.
+
+    A network failure (the agent went away mid-turn, or its card sends calls to an address this
+    machine cannot reach), a timeout or an error the agent answered becomes ``watch``'s one
+    line and exit status. ``task_id`` names the task in an unknown-task line; ``timeout`` is
+    the seconds a timeout line says.
+    """
     try:
         yield
     except (A2AError, httpx.RequestError) as exc:
