@@ -22,6 +22,7 @@ from a2a_progress.envelope import (
     utf8_size,
 )
 from a2a_progress.producer import CallState, ProgressEmitter
+from a2a_progress.producer.handoff import offered
 from a2a_progress.redaction import MASK, Redactor
 from a2a_progress.sdk.adapter import read_envelope
 from support.queues import RecordingQueue
@@ -89,6 +90,33 @@ async def test_each_working_update_is_one_part_with_fallback_and_envelope() -> N
     assert fallbacks[:3] == ["let me think", "step 1", "disk almost full"]
     assert "search" in fallbacks[3]
     assert "search" in fallbacks[4]
+
+
+async def test_each_working_update_is_handed_over_with_its_envelope_and_ids() -> None:
+    """Inside the enqueue of each working update, the emitter offers the callee's bridge the
+    envelope and fallback it built the update's Part from, and the update's task and context
+    ids (a bridge that only counts reads nothing of the event)."""
+    offers: list[tuple[object, list[tuple[Envelope, str, str, str]]]] = []
+
+    class Watching(RecordingQueue):
+        async def enqueue_event(self, event: Any) -> None:
+            held = offered()
+            offers.append((event, list(held) if held else []))
+            await super().enqueue_event(event)
+
+    queue = Watching()
+    progress = ProgressEmitter(TaskUpdater(queue, "task-7", "ctx-7"))
+    await progress.thinking("let me think")
+    async with progress.tool_call("search", "call-1"):
+        pass
+    handed = [held for event, held in offers if event in queue.working]
+    assert len(handed) == len(queue.working) == 3
+    for event, held in zip(queue.working, handed, strict=True):
+        [(envelope, fallback, task_id, context_id)] = held
+        assert envelope == read_envelope(only_part(event))
+        assert fallback == only_part(event).text
+        assert (task_id, context_id) == (event.task_id, event.context_id) == ("task-7", "ctx-7")
+    assert offered() is None  # withdrawn once enqueued
 
 
 async def test_payloads_per_kind() -> None:

@@ -124,15 +124,23 @@ def _streams(draw: st.DrawFn) -> list[StreamResponse]:
     return events
 
 
-def _handed(event: A2AEvent) -> list[tuple[Envelope, str]]:
-    """What a callee's emitter offers its bridge beside ``event``: the envelope its lone Part
-    carries, and that Part's text (none: nothing offered)."""
-    if not isinstance(event, TaskStatusUpdateEvent) or len(event.status.message.parts) != 1:
+def _handed(event: A2AEvent) -> list[tuple[Envelope, str, str, str]]:
+    """What a callee's emitter offers its bridge beside ``event``, a WORKING update as its
+    updater enqueues it (bare): the envelope its lone Part carries, that Part's text and the
+    update's task and context ids (none: nothing offered; an emitter sends only WORKING
+    updates)."""
+    if (
+        not isinstance(event, TaskStatusUpdateEvent)
+        or event.status.state != WORKING
+        or len(event.status.message.parts) != 1
+    ):
         return []
     part = event.status.message.parts[0]
     value = part.metadata.fields.get(TFRS_KEY)
     found = None if value is None else decode(value.string_value)
-    return [(found, part.text)] if isinstance(found, Envelope) else []
+    if not isinstance(found, Envelope):
+        return []
+    return [(found, part.text, event.task_id, event.context_id)]
 
 
 def _counts(

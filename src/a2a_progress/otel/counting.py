@@ -37,7 +37,6 @@ from a2a_progress.sdk.adapter import (
     A2AEvent,
     view_event,
     working_envelope,
-    working_update,
 )
 from a2a_progress.sdk.views import EventView, TaskState, state_name
 
@@ -131,28 +130,32 @@ class CountingTurn:
         if self._ended:
             return
         try:
+            # The caller's update, whose context id is read only if the rules need it (a turn's
+            # first update); the callee's emitter hands the id over.
+            update: Any = None
             if self._callee:
-                # The callee's own emitter hands over the envelope of the update it enqueues
-                # (handed_envelope(), inlined: once per update the agent enqueues).
+                # The callee's own emitter hands over the envelope of the WORKING update it
+                # enqueues, and its ids (handed_envelope(), inlined: once per update the agent
+                # enqueues): nothing of the event needs reading.
                 offer = offered()
-                handed = offer.pop() if offer else None
-                working = None if handed is None else working_update(event)
-                if working is None:
-                    self._ends(self._read(event, None if handed is None else handed[0]))
+                if not offer:
+                    self._ends(self._read(event, None))
                     return
-                task_id, context_id = working
-                envelope = handed[0]  # type: ignore[index]
+                envelope, _, task_id, context_id = offer.pop()
             else:
                 self._fed = event
                 read = working_envelope(event)
                 if read is None:
                     self._ends(self._read(event, None))
                     return
-                task_id, context_id, envelope, self._part = read
+                task_id, update, envelope, self._part = read
+                context_id = ""
             self._state = _WORKING
             # Most updates: counted here, without the general path's hooks (on_accepted).
             tracked = self._assembler.count_working(task_id, envelope)
             if tracked is None:
+                if update is not None:
+                    context_id = update.context_id
                 self._ends(self._assembler.feed_working(task_id, context_id, None, envelope, ""))
                 return
             call, opened, closed = tracked

@@ -180,12 +180,13 @@ class TurnTelemetry:
                 # need no more of it; its Part is read again only if it opens a tool call.
                 read = working_envelope(event)
                 if read is not None:
-                    task_id, context_id, envelope, self._part = read
+                    task_id, status_update, envelope, self._part = read
+                    context_id = status_update.context_id
                     fallback, working = "", True
             elif (ids := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
                 task_id, context_id = ids
-                envelope, fallback = handed
+                envelope, fallback, _, _ = handed
                 working = True
             if working:
                 if self._task_id is None or self._context_id is None:

@@ -436,10 +436,11 @@ class ProgressEmitter:
             envelope = Envelope(
                 kind=kind, seq=seq, payload=payload, status=status, stream_key=stream_key
             )
-            handed: list[tuple[Envelope, str]] = []
+            handed: list[tuple[Envelope, str, str, str]] = []
             try:
                 part = envelope_part(encode(envelope), fallback)
-                handed.append((envelope, fallback))
+                updater = self.updater
+                handed.append((envelope, fallback, updater.task_id, updater.context_id))
             except OversizeEnvelopeError:
                 part = text_part(split_text(fallback, self._soft_limit)[0] + _OVERSIZE_NOTE)
             token = offer(handed)

@@ -20,17 +20,21 @@ from a2a_progress.redaction import Redactor
 _RECENT_TEXTS: Final = 64
 _recently_redacted: dict[str, Redactor] = {}
 
-# The envelope (and text fallback) of the working update this task's emitter is enqueuing.
-_Handed = list[tuple[Envelope, str]]
+# The envelope, text fallback, task id and context id of the working update this task's emitter
+# is enqueuing.
+_Handed = list[tuple[Envelope, str, str, str]]
 _handoff: contextvars.ContextVar[_Handed | None] = contextvars.ContextVar(
     "a2a_progress_handoff", default=None
 )
 
 
 offered: Final = _handoff.get
-"""This task's emitter's offer: a list holding the envelope it is enqueuing and its text fallback
-(pop it: it is handed once), else empty or None. `handed_envelope` less one call, for the
-callee's bridge, which asks for every update the agent enqueues."""
+"""This task's emitter's offer: a list holding ``(envelope, fallback, task_id, context_id)`` of
+the WORKING update it is enqueuing (pop it: it is handed once), else empty or None.
+`handed_envelope` less one call, for the callee's bridge, which asks for every update the agent
+enqueues. The ids are the emitter's updater's, which the SDK's update carries (its
+``update_status`` builds the one event it enqueues from them): a bridge that only counts need
+not read them from the event again."""
 
 
 def handed_envelope() -> tuple[Envelope, str] | None:
@@ -41,12 +45,15 @@ def handed_envelope() -> tuple[Envelope, str] | None:
     which sees the update inside the same enqueue call, need not read it again.
     """
     held = _handoff.get()
-    return held.pop() if held else None
+    if not held:
+        return None
+    envelope, fallback, _, _ = held.pop()
+    return envelope, fallback
 
 
 def offer(handed: _Handed) -> contextvars.Token[_Handed | None]:
-    """Offer ``handed`` (empty, or the envelope and fallback being enqueued) to the bridge
-    until `withdraw` is given the token."""
+    """Offer ``handed`` (empty, or the envelope, fallback, task id and context id of the WORKING
+    update being enqueued) to the bridge until `withdraw` is given the token."""
     return _handoff.set(handed)
 
 

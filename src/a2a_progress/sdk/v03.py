@@ -252,11 +252,12 @@ def view_event(event: A2AEvent) -> EventView:
     return EMPTY_EVENT
 
 
-def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
-    """``(task_id, context_id, envelope, part)`` of a WORKING status update (as a client or an
-    executor has it) whose message is one Part carrying a usable envelope; else None
-    (`view_event` reads it): what the consumer rules need of most events when nobody reads the
-    agent's times, with no view built and no timestamp parsed."""
+def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelope, Part] | None:
+    """``(task_id, update, envelope, part)`` of a WORKING status update (as a client or an
+    executor has it; ``update``: the bare update, for its ``context_id``) whose message is one
+    Part carrying a usable envelope; else None (`view_event` reads it): what the consumer rules
+    need of most events when nobody reads the agent's times, with no view built and no
+    timestamp parsed."""
     event = _unwrap(event)
     if type(event) is not TaskStatusUpdateEvent:
         return None
@@ -271,7 +272,7 @@ def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
     envelope = decode(metadata[TFRS_KEY])
     if type(envelope) is not Envelope:
         return None  # view_event reads it again, for its exact reason
-    return event.task_id, event.context_id, envelope, part
+    return event.task_id, event, envelope, part
 
 
 def working_progress(event: object) -> tuple[str, str, TaskStatus, Envelope, str] | None:
@@ -282,10 +283,10 @@ def working_progress(event: object) -> tuple[str, str, TaskStatus, Envelope, str
     read = working_envelope(event)
     if read is None:
         return None
-    task_id, context_id, envelope, part = read
+    task_id, update, envelope, part = read
     root = part.root
     text = root.text if isinstance(root, TextPart) else ""
-    return task_id, context_id, _unwrap(event).status, envelope, text
+    return task_id, update.context_id, update.status, envelope, text
 
 
 def part_string(part: Part, key: str) -> str | None:

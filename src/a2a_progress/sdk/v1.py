@@ -318,9 +318,11 @@ def view_event(event: A2AEvent) -> EventView:
     )
 
 
-def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
-    """``(task_id, context_id, envelope, part)`` of a WORKING status update, wrapped or bare,
-    whose message is one Part carrying a usable envelope; else None (`view_event` reads it).
+def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelope, Part] | None:
+    """``(task_id, update, envelope, part)`` of a WORKING status update, wrapped or bare, whose
+    message is one Part carrying a usable envelope (``update``: the bare update, whose
+    ``context_id`` a reader that needs it reads: one that only counts seldom does); else None
+    (`view_event` reads it).
 
     Most events of a stream are such an update, and this is what the consumer rules need of
     one when nobody reads the agent's times (the OpenTelemetry bridge times tool calls with its
@@ -344,7 +346,7 @@ def working_envelope(event: object) -> tuple[str, str, Envelope, Part] | None:
     envelope = decode(value.string_value)
     if type(envelope) is not Envelope:
         return None
-    return event.task_id, event.context_id, envelope, part
+    return event.task_id, event, envelope, part
 
 
 def working_progress(event: object) -> tuple[str, str, TaskStatus, Envelope, str] | None:
