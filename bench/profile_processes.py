@@ -8,8 +8,9 @@ Usage::
     python bench/profile_processes.py --callgrind /tmp/cg --tools 100 --reps 0
                                         # instructions of each process, under callgrind
 
-It runs bench_processes.py's arms as that worker does (the callee in a fresh process of its own,
-one warm-up turn of one tool call, then one turn of 1,500 updates over JSON-RPC, both sides
+It runs bench_processes.py's arms as that worker does (one callee process of its own serving
+every arm in turn on a fresh server each, one warm-up turn of one tool call, then one turn of
+1,500 updates over JSON-RPC, both sides
 exporting OTLP/HTTP to a receiver in this process), interleaved, and prints per arm the median
 CPU seconds of each process, split into the event loop's thread (the agent, server or client
 and the instrumentor) and the other threads (span and metric export, executor threads), then

@@ -266,6 +266,25 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
+def _line(result: dict[str, Any]) -> str:
+    """A result in one line: its value and ratio against its target, whether its median meets
+    it (``passed``) and, where the figure has one, what its 95% interval says (the verdict)."""
+    line = (
+        f"{result['name']}: {_fmt(result['value'])} {result['unit']}, "
+        f"ratio {_fmt(result['ratio'])}, target {_fmt(result['target'])}: "
+        f"{'met' if result['passed'] else 'NOT met'}"
+    )
+    interval = tables.target_interval(result)
+    verdict = tables.verdict_of(result)
+    if interval is not None and verdict is not None:
+        low, high = interval["ci"]
+        line += (
+            f" (the statistic the target asks {interval['median']:.4g}, 95% interval "
+            f"{low:.4g} to {high:.4g} against {interval['target']:.4g}: {verdict})"
+        )
+    return line
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs (a smoke test)")
@@ -291,11 +310,7 @@ def main() -> None:
         with ThreadPoolExecutor(len(step)) as pool:
             ran = list(pool.map(lambda worker: _run_worker(worker, args.quick), step))
         for worker, result in ((w, r) for w, got in zip(step, ran, strict=True) for r in got):
-            print(
-                f"  {result['name']}: {_fmt(result['value'])} {result['unit']}, "
-                f"ratio {_fmt(result['ratio'])} ({result['seconds']} s)",
-                flush=True,
-            )
+            print(f"  {_line(result)} ({result['seconds']} s)", flush=True)
             results.append(result)
             merged[result["name"]] = result
             spent[worker] = (result["seconds"], result["cpu_seconds"], result["load_average"])

@@ -122,7 +122,7 @@ def _ratio(result: dict[str, Any]) -> str:
             f" ({absolute}{result['above_floor']:+.3f} above its floor's "
             f"{result['floor_ratio']:.3f}{unredacted})"
         )
-    interval = _interval(result)
+    interval = target_interval(result)
     if result["name"] == "e2e_processes":
         text += (
             f" (SDK floor {_TIMES}{result['floor_wall_ratio']:.2f}, a2a-sdk "
@@ -145,9 +145,10 @@ def _ratio(result: dict[str, Any]) -> str:
     return text
 
 
-def _interval(result: dict[str, Any]) -> dict[str, Any] | None:
+def target_interval(result: dict[str, Any]) -> dict[str, Any] | None:
     """The interval of the figure a row's target is about (runs since December 2026):
-    e2e_processes' ours - floor, the acceptance ratio, vs_a2a_sdk_tracing's, as timed."""
+    e2e_processes' ours - floor, the acceptance ratio, vs_a2a_sdk_tracing's, as timed; its
+    median is what decides ``passed``, its interval the verdict."""
     intervals = result.get("intervals")
     if not intervals:
         return None
@@ -168,6 +169,10 @@ def _target(result: dict[str, Any]) -> str:
     if "above_floor" in result:
         allowance = result["target"] - result["floor_ratio"]
         target += f" (floor + {allowance:.2f})"
+    elif result["name"] == "e2e_processes" and "floor_wall_ratio_paired" in result:
+        # The floor's ratio paired with ours by block (bench_processes.figures): the target
+        # holds the median of ours - floor per block to 0.03.
+        target += " (floor, paired by block, + 0.03)"
     elif result["name"] == "e2e_processes" and "added_vs_a2a_sdk" in result:
         target += " (floor + 0.03)"
     return target
@@ -179,11 +184,22 @@ def _met(result: dict[str, Any]) -> str:
     if result["name"] in _COMPANIONS:
         return "info"
     met = "yes" if result["passed"] else "**no**"
-    interval = _interval(result)
-    if interval is not None and interval["verdict"] == "unresolved":
-        # The 95% interval spans the target: this run cannot tell either way.
-        met += " (unresolved)"
+    verdict = verdict_of(result)
+    if verdict is not None:
+        # The median decides yes or no; the 95% interval says whether the run resolved it.
+        met += f" ({verdict})"
     return met
+
+
+def verdict_of(result: dict[str, Any]) -> str | None:
+    """What a run's 95% interval says of its target: ``met`` (wholly at or below it),
+    ``missed`` (wholly above), ``unresolved`` (it spans the target: this run cannot tell
+    either way); None for figures without one."""
+    interval = target_interval(result)
+    if interval is None or "verdict" not in interval:
+        return None
+    verdict: str = interval["verdict"]
+    return verdict
 
 
 def table(results: list[dict[str, Any]]) -> str:

@@ -225,3 +225,35 @@ def test_a_block_value_is_the_faster_of_its_two_turns_each_way() -> None:
     walls, cpus, splits = bench_processes.block_values({"off": [[first, second]]})
     assert (walls, cpus) == ({"off": [2.0]}, {"off": [3.0]})
     assert splits["off"] == [second]
+
+
+def test_e2e_processes_passes_by_the_statistic_whose_interval_it_gives() -> None:
+    import bench_processes
+
+    # Untraced turns of 1 s: each arm's value is its ratio. The difference of the median
+    # ratios, 1.10 - 1.085, is within 0.03; the median over blocks of ours - floor, 0.04, is
+    # not: the target asks the latter, whose interval (0.01 to 0.10) is the one recorded.
+    walls = {
+        "off": [1.0] * 6,
+        "ours": [1.00, 1.10, 1.10, 1.10, 1.20, 1.20],
+        "floor": [0.90, 1.00, 1.08, 1.09, 1.15, 1.17],
+        "sdk": [2.0] * 6,
+    }
+    cpu = {"process": 1.0, "main": 0.9, "threads": 0.1, "gc_full": 0}
+    splits = {
+        arm: [bench_processes.Sample(1.0, cpu, cpu) for _ in values]
+        for arm, values in walls.items()
+    }
+    processes, acceptance = bench_processes.figures(walls, walls, splits, [], {375: 12})
+    interval = processes.extra["intervals"]["wall"]["ours_minus_floor"]
+    assert interval["median"] == pytest.approx(0.04)
+    assert (interval["ci"], interval["verdict"]) == ([0.01, 0.1], "unresolved")
+    assert processes.ratio == pytest.approx(1.10)
+    assert processes.target == pytest.approx(1.10 - 0.04 + 0.03)
+    assert not processes.passed
+    row = processes.as_json()
+    assert tables._met(row) == "**no** (unresolved)"
+    assert "(floor, paired by block, + 0.03)" in tables._target(row)
+    # The acceptance ratio: its median decides, its interval gives the verdict.
+    assert acceptance.ratio == acceptance.extra["intervals"]["wall"]["added_vs_a2a_sdk"]["median"]
+    assert acceptance.passed == (acceptance.ratio <= 0.15)
