@@ -330,8 +330,17 @@ def _deployed(result: dict[str, Any]) -> str:
     cpu_x = result.get("cpu_ratios") or {arm: cpu[arm] / cpu["off"] for arm in cpu}
     split = result.get("cpu_split", {})
     sdk_wall, sdk_cpu = wall_added["sdk"], cpu_added["sdk"]
+    # Each arm's share of what a2a-sdk adds: the median over blocks of the per-block share, the
+    # acceptance check's own statistic, when recorded (bench_processes.intervals_of); else
+    # the ratio of the paired differences.
+    shares = {
+        arm: tuple(result["intervals"][clock][key]["median"] for clock in ("wall", "cpu"))
+        for arm, key in (("ours", "added_vs_a2a_sdk"), ("floor", "floor_added_vs_a2a_sdk"))
+        if key in result.get("intervals", {}).get("wall", {})
+    }
     for label, arm in labels:
         added_wall, added_cpu = wall_added[arm], cpu_added[arm]
+        wall_share, cpu_share = shares.get(arm, (added_wall / sdk_wall, added_cpu / sdk_cpu))
         per_process = ""
         if arm in split:
             caller, callee = (split[arm][side]["added_process"] for side in ("caller", "callee"))
@@ -341,7 +350,7 @@ def _deployed(result: dict[str, Any]) -> str:
         rows.append(
             f"| {label} | {_TIMES}{wall_x[arm]:.2f} "
             f"| {_TIMES}{cpu_x[arm]:.2f} | {added_cpu / updates * 1e6:+,.0f} µs"
-            f"{per_process} | {added_wall / sdk_wall:.2f} / {added_cpu / sdk_cpu:.2f} |"
+            f"{per_process} | {wall_share:.2f} / {cpu_share:.2f} |"
         )
     return "\n".join(rows) + "\n"
 

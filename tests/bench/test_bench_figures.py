@@ -257,3 +257,27 @@ def test_e2e_processes_passes_by_the_statistic_whose_interval_it_gives() -> None
     # The acceptance ratio: its median decides, its interval gives the verdict.
     assert acceptance.ratio == acceptance.extra["intervals"]["wall"]["added_vs_a2a_sdk"]["median"]
     assert acceptance.passed == (acceptance.ratio <= 0.15)
+
+
+def test_the_deployed_table_gives_the_acceptance_statistic_as_the_share() -> None:
+    # The per-block shares (the acceptance check's median) differ from the ratio of the paired
+    # differences (0.1 / 1.0): the table shows the one the target is about.
+    result = {
+        "updates": 1000,
+        "wall_medians": {"off": 1.0, "ours": 1.3, "floor": 1.05, "sdk": 2.0},
+        "cpu_medians": {"off": 2.0, "ours": 2.9, "floor": 2.2, "sdk": 4.0},
+        "wall_added": {"ours": 0.1, "floor": 0.05, "sdk": 1.0},
+        "cpu_added": {"ours": 0.2, "floor": 0.1, "sdk": 2.0},
+        "intervals": {
+            clock: {
+                "added_vs_a2a_sdk": {"median": share},
+                "floor_added_vs_a2a_sdk": {"median": share / 2},
+            }
+            for clock, share in (("wall", 0.12), ("cpu", 0.14))
+        },
+    }
+    lines = tables._deployed(result).splitlines()
+    ours = next(line for line in lines if "a2a-progress" in line)
+    floor = next(line for line in lines if "the floor" in line)
+    assert ours.endswith("| 0.12 / 0.14 |")
+    assert floor.endswith("| 0.06 / 0.07 |")
