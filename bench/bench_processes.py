@@ -18,7 +18,7 @@ exported during the next). Four arms, after a warm-up round of one 25-call turn 
   the same spans, events and metrics made with no protocol work, exported the same way;
 - ``sdk``: a2a-sdk's own tracing on both sides, spans over OTLP/HTTP to the same receiver.
 
-Why one callee process for every arm: until December 2026 each arm had a callee process of its
+Why one callee process for every arm: on 2-3 December 2026 each arm had a callee process of its
 own for the whole run (before that, a fresh one per repetition), and whatever makes one process
 run the same code a few % faster than another (memory layout, hash seed, placement on the
 cores) stayed with its arm for the run, a bias the blocks could not pair away. Now the arms
