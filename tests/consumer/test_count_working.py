@@ -19,8 +19,7 @@ from a2a.types.a2a_pb2 import TaskState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_progress.consumer import CallRecord, Outcome, ProgressAssembler, TurnOutcome
-from a2a_progress.consumer.tool_calls import Tracked
+from a2a_progress.consumer import CallRecord, Outcome, ProgressAssembler, Tracked, TurnOutcome
 from a2a_progress.envelope import Envelope, Status
 from support.broken import count_without_window
 from support.events import append, call, plain, terminal, think

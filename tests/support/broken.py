@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from a2a_progress.consumer import ProgressAssembler
-from a2a_progress.consumer.tool_calls import Tracked
+from a2a_progress.consumer import ProgressAssembler, Tracked
 from a2a_progress.envelope import Envelope
 
 

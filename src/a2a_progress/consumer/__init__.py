@@ -24,7 +24,7 @@ from a2a_progress.consumer.outcomes import (
     outcome_of_rejection,
 )
 from a2a_progress.consumer.sources import follow, poll_task
-from a2a_progress.consumer.tool_calls import CallRecord
+from a2a_progress.consumer.tool_calls import CallRecord, Tracked
 from a2a_progress.consumer.updates import ProgressUpdate, TurnOutcome, Update
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Outcome",
     "ProgressAssembler",
     "ProgressUpdate",
+    "Tracked",
     "TurnOutcome",
     "Update",
     "error_text",

@@ -255,7 +255,8 @@ class ProgressAssembler(ProgressRules):
 
     def count_working(self, task_id: str, envelope: Envelope) -> Tracked | None:
         """`feed_working` of the norm, for a consumer that only counts: what the accepted
-        ``envelope`` did to its turn's tool calls, ``(call, opened, closed)``, else None.
+        ``envelope`` did to its turn's tool calls, ``(call, opened, closed)`` (a `Tracked`),
+        else None.
 
         The norm is an envelope of a live turn past its first update that is new or late on
         its stream (not a repeat): it is consumed here, and neither ``on_outcome`` nor

@@ -26,7 +26,11 @@ _ABORTED: Final = EndReason.ABORTED
 _SUPERSEDED: Final = EndReason.SUPERSEDED
 
 Tracked = tuple["CallRecord | None", bool, tuple["CallRecord", ...]]
-"""What an envelope did: its call (if any), whether it opened that call, the calls it ended."""
+"""What one envelope did to its turn's tool calls, ``(call, opened, closed)``: the
+`CallRecord` it opened, continued or ended (None when it touched no call), whether it opened
+that call, and the calls it ended (its own, one it superseded, ones forgotten to make room).
+`ProgressAssembler.count_working` returns it; the same three are a `ProgressUpdate`'s
+``call``, ``opened`` and ``closed``."""
 
 
 def elapsed(started_at: float | None, ended_at: float | None) -> float | None:
