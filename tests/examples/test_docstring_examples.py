@@ -18,8 +18,12 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # The adapter of the a2a-sdk line that is not installed (it imports that line's types).
 _ADAPTERS = {
-    SdkLine.V1: ("a2a_progress.sdk.v1", "a2a_progress.sdk.hooks_v1"),
-    SdkLine.V03: ("a2a_progress.sdk.v03", "a2a_progress.sdk.hooks_v03"),
+    SdkLine.V1: ("a2a_progress.sdk.v1", "a2a_progress.sdk.client_v1", "a2a_progress.sdk.hooks_v1"),
+    SdkLine.V03: (
+        "a2a_progress.sdk.v03",
+        "a2a_progress.sdk.client_v03",
+        "a2a_progress.sdk.hooks_v03",
+    ),
 }
 OTHER_LINE = frozenset(
     name for line, names in _ADAPTERS.items() if line is not LINE for name in names

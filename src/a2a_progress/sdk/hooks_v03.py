@@ -20,7 +20,7 @@ from a2a.types import AgentCard, Message
 from opentelemetry import propagate
 from opentelemetry.instrumentation.utils import unwrap
 
-from a2a_progress.sdk.v03 import with_http_headers
+from a2a_progress.sdk.client_v03 import with_http_headers
 
 HANDLER_CLASSES: Final[tuple[type, ...]] = (DefaultRequestHandler,)
 """Request handlers whose constructor takes the agent executor (first)."""

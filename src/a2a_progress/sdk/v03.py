@@ -11,19 +11,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Final
 
-from a2a.client.middleware import ClientCallContext
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import (
-    AgentExtension,
     Artifact,
     DataPart,
     Message,
     Part,
     Task,
     TaskArtifactUpdateEvent,
-    TaskQueryParams,
     TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
@@ -49,8 +46,6 @@ A2AEvent = Any
 """Every A2A event a 0.3 client call yields: a ``(Task, update)`` pair, a Message, or a bare
 event."""
 
-_EXTENSIONS_HEADER: Final = "X-A2A-Extensions"
-
 _STATES: Final = {
     SdkTaskState.submitted: TaskState.SUBMITTED,
     SdkTaskState.working: TaskState.WORKING,
@@ -74,12 +69,9 @@ __all__ = [
     "Part",
     "RequestContext",
     "TaskUpdater",
-    "agent_extension",
     "agent_message",
     "annotate_update",
-    "card_extension_uris",
     "envelope_part",
-    "get_task",
     "message_text",
     "new_task",
     "part_string",
@@ -92,7 +84,6 @@ __all__ = [
     "update_status",
     "update_string",
     "view_event",
-    "with_extensions",
     "working_envelope",
     "working_progress",
     "working_update",
@@ -133,12 +124,6 @@ async def update_status(updater: TaskUpdater, state: TaskState, message: Message
     """Send a status update; on 0.3 an interrupted state (input or auth required) is final too,
     or the caller's stream would wait for more."""
     await updater.update_status(_NATIVE[state], message=message, final=state in _INTERRUPTED)
-
-
-async def get_task(client: Any, task_id: str, history_length: int | None = None) -> Task:
-    """``client.get_task`` of ``task_id`` (with at most ``history_length`` history messages)."""
-    task: Task = await client.get_task(TaskQueryParams(id=task_id, history_length=history_length))
-    return task
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -360,34 +345,3 @@ def update_string(event: object, key: str) -> str | None:
         return None
     value = event.metadata.get(key)
     return value if isinstance(value, str) else None
-
-
-# -- extensions -------------------------------------------------------------------------------
-
-
-def agent_extension(uri: str, description: str, required: bool, params: dict[str, str]) -> Any:
-    """An ``AgentExtension`` for an agent card."""
-    return AgentExtension(uri=uri, description=description, required=required, params=params)
-
-
-def card_extension_uris(card: Any) -> list[str]:
-    """The URIs of the extensions an agent card declares."""
-    return [extension.uri for extension in card.capabilities.extensions or ()]
-
-
-def with_extensions(context: ClientCallContext | None, uris: list[str]) -> ClientCallContext:
-    """A copy of a client call context (or a new one) that asks for the extensions ``uris``
-    (the ``X-A2A-Extensions`` HTTP header; 0.3's gRPC client sends only its own list)."""
-    return with_http_headers(context, {_EXTENSIONS_HEADER: ",".join(uris)})
-
-
-def with_http_headers(
-    context: ClientCallContext | None, headers: dict[str, str]
-) -> ClientCallContext:
-    """A copy of a client call context (or a new one) whose HTTP calls also send ``headers``;
-    the context's own headers win."""
-    state = dict(context.state) if context is not None else {}
-    http_kwargs = dict(state.get("http_kwargs") or {})
-    http_kwargs["headers"] = {**headers, **(http_kwargs.get("headers") or {})}
-    state["http_kwargs"] = http_kwargs
-    return ClientCallContext(state=state)

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from a2a.client.client import ClientCallContext
-from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
 from a2a.helpers import new_task as _new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import (
-    AgentExtension,
     Artifact,
-    GetTaskRequest,
     Message,
     Part,
     StreamResponse,
@@ -54,12 +50,9 @@ __all__ = [
     "Part",
     "RequestContext",
     "TaskUpdater",
-    "agent_extension",
     "agent_message",
     "annotate_update",
-    "card_extension_uris",
     "envelope_part",
-    "get_task",
     "json_value",
     "message_text",
     "new_task",
@@ -73,7 +66,6 @@ __all__ = [
     "update_status",
     "update_string",
     "view_event",
-    "with_extensions",
     "working_envelope",
     "working_progress",
     "working_update",
@@ -444,42 +436,6 @@ def read_envelope(source: Part | A2AEvent) -> Envelope | Rejected | None:
         if found is not None:
             return found
     return None
-
-
-async def get_task(client: Any, task_id: str, history_length: int | None = None) -> Task:
-    """``client.get_task`` of ``task_id`` (with at most ``history_length`` history messages)."""
-    request = GetTaskRequest(id=task_id)
-    if history_length is not None:
-        request.history_length = history_length
-    task: Task = await client.get_task(request)
-    return task
-
-
-# -- extensions -------------------------------------------------------------------------------
-
-
-def agent_extension(
-    uri: str, description: str, required: bool, params: dict[str, str]
-) -> AgentExtension:
-    """An ``AgentExtension`` for an agent card."""
-    extension = AgentExtension(uri=uri, description=description)
-    extension.required = required
-    extension.params.update(params)
-    return extension
-
-
-def card_extension_uris(card: Any) -> list[str]:
-    """The URIs of the extensions an agent card declares."""
-    return [extension.uri for extension in card.capabilities.extensions]
-
-
-def with_extensions(context: ClientCallContext | None, uris: list[str]) -> ClientCallContext:
-    """A copy of a client call context (or a new one) that asks for the extensions ``uris``."""
-    base = context if context is not None else ClientCallContext()
-    parameters = ServiceParametersFactory.create_from(
-        base.service_parameters, [with_a2a_extensions(uris)]
-    )
-    return base.model_copy(update={"service_parameters": parameters})
 
 
 def annotate_update(event: object, key: str, value: str) -> bool | None:
