@@ -56,6 +56,7 @@ from support.events import (
     think,
     working,
 )
+from support.internals import finished_remembered, turn_state
 
 WORKING = TaskState.TASK_STATE_WORKING
 COMPLETED = TaskState.TASK_STATE_COMPLETED
@@ -730,7 +731,7 @@ def test_many_concurrent_task_ids_are_kept_apart() -> None:
 def test_max_streams_bounds_a_turn_and_reports_what_it_closes() -> None:
     assembler = ProgressAssembler(max_streams=3)
     updates = feed_all(assembler, [working(call(i, f"k{i}")) for i in range(10)])
-    turn = assembler._turns["t1"]
+    turn = turn_state(assembler, "t1")
     assert len(turn.streams) <= 3
     assert len(turn.calls) <= 3
     opened = [u.call for u in progress_of(updates) if u.opened]
@@ -765,7 +766,7 @@ def test_finished_memory_is_bounded() -> None:
         feed_all(
             assembler, [working(think(1), task_id=f"t{i}"), terminal(COMPLETED, task_id=f"t{i}")]
         )
-    assert len(assembler._finished) <= 3
+    assert finished_remembered(assembler) <= 3
     assert assembler.live_turns == 0
     assert assembler.feed(working(think(2), task_id="t9")) == []  # remembered
     assert len(assembler.feed(working(think(2), task_id="t0"))) == 1  # forgotten: a new turn
@@ -774,14 +775,14 @@ def test_finished_memory_is_bounded() -> None:
 def test_degraded_message_ids_are_bounded() -> None:
     assembler = ProgressAssembler()
     feed_all(assembler, [plain(f"p{i}", mid=f"m{i}") for i in range(3000)])
-    assert len(assembler._turns["t1"].message_ids) <= 1024
+    assert len(turn_state(assembler, "t1").message_ids) <= 1024
 
 
 def test_memory_does_not_grow_with_the_number_of_envelopes() -> None:
     assembler = ProgressAssembler(reorder_window=64)
     for seq in range(5000):
         assembler.feed(working(think(seq, key=f"s{seq % 4}")))
-    turn = assembler._turns["t1"]
+    turn = turn_state(assembler, "t1")
     assert len(turn.streams) == 4
     assert all(w.bits < (1 << 64) for w in turn.streams.values())
 

@@ -17,6 +17,7 @@ from a2a.types.a2a_pb2 import StreamResponse
 from google.protobuf.message import Message
 
 from a2a_progress.consumer import CallRecord, ProgressAssembler, ProgressUpdate, TurnOutcome
+from support.internals import turn_states
 
 
 def snapshot(message: Message) -> bytes:
@@ -89,7 +90,7 @@ def assemble_checked(
             ledger.record(update)
         assert snapshot(event) == before, "reading an event changed it"
         assert assembler.live_turns <= max_turns
-        for turn in assembler._turns.values():
+        for turn in turn_states(assembler):
             assert len(turn.streams) <= max_streams
             assert len(turn.calls) <= max_streams
     for outcome in assembler.close():

@@ -28,6 +28,7 @@ from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.turn import TurnTelemetry
 from a2a_progress.serving import create_client, user_message
+from support.internals import bridge_assembler, open_tool_spans, turn_states
 
 from .agents import Callee, callee_process
 from .telemetry import Pipeline, telemetry_problems
@@ -130,14 +131,14 @@ class Sample:
 
 def sample(received: int, ticks: int, assembler: ProgressAssembler) -> Sample:
     turn = the_live_turn()
-    app_turns, bridge_turns = assembler._turns.values(), turn._assembler._turns.values()
+    app_turns, bridge_turns = turn_states(assembler), turn_states(bridge_assembler(turn))
     states = [*app_turns, *bridge_turns]
     return Sample(
         received,
         ticks,
         max(len(state.streams) for state in states),
         max(len(state.calls) for state in states),
-        len(turn._tools),
+        len(open_tool_spans(turn)),
     )
 
 

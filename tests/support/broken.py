@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from a2a_progress.consumer import ProgressAssembler, Tracked
 from a2a_progress.envelope import Envelope
+from support.internals import turn_state
 
 
 def count_without_window(
@@ -11,7 +12,7 @@ def count_without_window(
 ) -> Tracked | None:
     """`ProgressAssembler.count_working` broken: any envelope of a live stream is taken,
     repeats included (the seq window is skipped)."""
-    turn = self._turns.get(task_id)
+    turn = turn_state(self, task_id)
     if turn is None or turn.awaiting_start:
         return None
     key = envelope.stream_key or envelope.tool_call_id or ""
