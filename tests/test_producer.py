@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from a2a.server.events import Event
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Message, Part, Role, TaskState, TaskStatusUpdateEvent
 
@@ -21,7 +22,7 @@ from a2a_progress.envelope import (
     Status,
     utf8_size,
 )
-from a2a_progress.producer import CallState, ProgressEmitter
+from a2a_progress.producer import CallState, ProgressEmitter, handed_envelope
 from a2a_progress.producer.handoff import offered
 from a2a_progress.redaction import MASK, Redactor
 from a2a_progress.sdk.adapter import read_envelope
@@ -719,3 +720,39 @@ async def test_for_task_without_a_live_emitter_creates_one() -> None:
     await created.cancel()
     assert queue.states() == [TaskState.TASK_STATE_CANCELED]
     assert queue.updates[0].context_id == "ctx-9"
+
+
+# -- handed_envelope (deprecated) ------------------------------------------------------------------
+
+
+class TakingQueue(RecordingQueue):
+    """A queue whose ``enqueue_event`` takes what the emitter hands over, twice, as a user's
+    own queue could: the one place `handed_envelope` ever answered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.taken: list[tuple[Event, Any, Any]] = []
+
+    async def enqueue_event(self, event: Event) -> None:
+        with pytest.warns(DeprecationWarning, match=r"a2a_progress\.read_envelope\(event\)"):
+            first, again = handed_envelope(), handed_envelope()
+        self.taken.append((event, first, again))
+        await super().enqueue_event(event)
+
+
+async def test_handed_envelope_warns_and_still_hands_the_enqueued_envelope_once() -> None:
+    queue = TakingQueue()
+    progress = ProgressEmitter(TaskUpdater(queue, f"task-{uuid.uuid4()}", "ctx-1"))
+    await progress.thinking("let me think")
+    await progress.complete("done")
+    [update] = queue.working
+    [(event, first, again), *after] = queue.taken
+    assert event is update
+    assert again is None  # handed once
+    envelope, fallback = first
+    assert envelope == read_envelope(update)  # the replacement reads the same envelope
+    assert fallback == only_part(update).text == "let me think"
+    assert after  # the turn's end was enqueued too, and nothing was handed with it
+    assert [handed for _, handed, _ in after] == [None] * len(after)
+    with pytest.warns(DeprecationWarning, match="handed_envelope is deprecated"):
+        assert handed_envelope() is None  # outside an enqueue call: nothing

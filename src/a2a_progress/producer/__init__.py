@@ -9,6 +9,9 @@ The parts, one job each: `emitter` (`ProgressEmitter` and its `ToolCall` handles
 `redacting` (what a turn sends, redacted: fields, fallbacks, streams of pieces), `tasks`
 (`open_task`, the emitter of each running turn), `handoff` (what the emitter hands the
 callee's OpenTelemetry bridge in the same process).
+
+`handed_envelope` is deprecated (it warns; removed in 0.4): read an update's envelope from
+the event with `a2a_progress.read_envelope`.
 """
 
 from a2a_progress.producer.emitter import CallState, ProgressEmitter, ToolCall
