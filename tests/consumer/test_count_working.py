@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a2a_progress.consumer import CallRecord, Outcome, ProgressAssembler, Tracked, TurnOutcome
-from a2a_progress.envelope import Envelope, Status
+from a2a_progress.envelope import Envelope, Kind, Status
 from support.broken import count_without_window
 from support.events import append, call, plain, terminal, think
 
@@ -159,3 +159,57 @@ def test_the_comparison_catches_a_counting_path_that_skips_the_window(
     assert _run(_CHECKED, counting=True, window=3, streams=2) != _run(
         _CHECKED, counting=False, window=3, streams=2
     )
+
+
+# Payload values an envelope's tool_call_id and tool may hold: what Envelope's properties read
+# as absent ("", not a string) and what they keep (a str subclass included).
+class _Name(str):
+    pass
+
+
+_IDS = st.one_of(st.none(), st.sampled_from(["", "c1", "c2", _Name("c1")]), st.integers(0, 2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    first=_IDS,
+    second=_IDS,
+    key=st.sampled_from([None, "", "c1"]),
+    tool=st.sampled_from(["search", _Name("grep"), ""]),
+)
+def test_stream_and_call_read_as_the_envelope_properties_say(
+    first: Any, second: Any, key: str | None, tool: str
+) -> None:
+    """The assembler and `CallRecord` read an envelope's stream, tool and tool call id from
+    its payload in place (hot paths): exactly what `Envelope.stream_id`, ``.tool`` and
+    ``.tool_call_id`` say, for odd values too (an empty or non-string id on a text envelope,
+    a str subclass, an empty tool name)."""
+    start = Envelope(
+        Kind.TOOL_CALL, 1, {"tool": tool, "tool_call_id": _str_or_none(first)}, Status.RUNNING, key
+    )
+    record = CallRecord(start, 0)
+    assert (record.key, record.tool, record.tool_call_id) == (
+        start.stream_id,
+        start.tool or "",
+        start.tool_call_id,
+    )
+    # Two thinking envelopes of the same seq repeat each other exactly when their streams (the
+    # seq windows') are the same: through feed_working (the rules) and count_working.
+    texts = [
+        Envelope(Kind.THINKING, 2, {"text": "hm", "tool_call_id": value}, stream_key=key)
+        for value in (first, second)
+    ]
+    for counting in (False, True):
+        assembler = ProgressAssembler()
+        assembler.feed_working("t1", "ctx", None, think(1, "first"), "")
+        outcomes = []
+        for envelope in texts:
+            if not counting or assembler.count_working("t1", envelope) is None:
+                assembler.feed_working("t1", "ctx", None, envelope, "")
+            outcomes.append(assembler.last_outcome)
+        same = texts[0].stream_id == texts[1].stream_id
+        assert outcomes == [Outcome.ACCEPTED, Outcome.DUPLICATE if same else Outcome.ACCEPTED]
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -270,7 +270,11 @@ class ProgressAssembler(ProgressRules):
             return None
         # _envelope() without the update: the same window, then the same tracking (no time
         # read: counting times calls with its own clock).
-        key = envelope.stream_key or envelope.tool_call_id or ""
+        key = envelope.stream_key
+        if not key:  # envelope.stream_id, inlined: half of all envelopes carry no streamKey
+            key = envelope.payload.get("tool_call_id")
+            if not key or not isinstance(key, str):
+                key = ""
         window = turn.streams.get(key)
         forgotten: tuple[CallRecord, ...] = ()
         if window is None:

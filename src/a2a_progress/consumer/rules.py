@@ -125,9 +125,14 @@ class ProgressRules:
         replayed: bool,
         dialect: str | None,
     ) -> ProgressUpdate | None:
-        # envelope.stream_id, inlined (a property call per envelope). A dialect's synthetic
-        # seqs get windows of their own (see WindowKey).
-        key = envelope.stream_key or envelope.tool_call_id or ""
+        # envelope.stream_id, inlined (a property call per envelope, and tool_call_id's for
+        # the half that carry no streamKey). A dialect's synthetic seqs get windows of their
+        # own (see WindowKey).
+        key = envelope.stream_key
+        if not key:
+            key = envelope.payload.get("tool_call_id")
+            if not key or not isinstance(key, str):
+                key = ""
         window_at = key if dialect is None else (dialect, key)
         window = turn.streams.get(window_at)
         late = False

@@ -92,10 +92,15 @@ class CallRecord:
         replayed: bool = False,
         dialect: str | None = None,
     ) -> None:
-        tool_call_id = envelope.tool_call_id
-        self.key = envelope.stream_key or tool_call_id or ""  # envelope.stream_id
+        # envelope.tool_call_id, .stream_id and .tool, inlined (a property call each).
+        payload = envelope.payload
+        tool_call_id = payload.get("tool_call_id")
+        if not tool_call_id or not isinstance(tool_call_id, str):
+            tool_call_id = None
+        self.key = envelope.stream_key or tool_call_id or ""
         self.index = index
-        self.tool = envelope.tool or ""
+        tool = payload.get("tool")
+        self.tool = tool if tool and isinstance(tool, str) else ""
         self.tool_call_id = tool_call_id
         self.stream_key = envelope.stream_key
         self.status = _RUNNING

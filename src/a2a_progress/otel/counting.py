@@ -6,7 +6,10 @@ consumer rules (`ProgressAssembler`, so ordering, duplicates and degradation are
 spec's) for what metrics need: envelope counts by outcome and kind, and each tool call's
 duration on the side that counts it. It makes no tool span, span event, content, redaction of
 texts or text fallback. The callee still announces where its tool calls run (the turn's own,
-unsampled, span context), so that the caller's mirror does not count a call twice.
+unsampled, span context), so that the caller does not count a call a second time: a caller that
+only counts records no duration of an announced call, and one that records its turn makes its
+span of that unsampled call a mirror, which has no duration metric (docs/reference/conventions.md,
+"Mirrors").
 """
 
 from __future__ import annotations
@@ -164,7 +167,7 @@ class CountingTurn:
             self._bridge.warn_once("feed")
 
     def _ends(self, updates: list[Update]) -> None:
-        """The durations of the calls that the turns ``updates`` closed have ended."""
+        """Record the durations of the calls that ``updates``' turn outcomes closed."""
         for update in updates:
             if type(update) is TurnOutcome:
                 self._close(update.closed, failed=False)
