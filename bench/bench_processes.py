@@ -57,7 +57,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,9 +241,17 @@ class Deployed:
             turn = floor_caller(telemetry)
         sdk_tracing(name == "sdk")
         size = bench.turns, tools or bench.tools
+        # What this process exports the arm's telemetry through (none: off).
+        providers: list[Any] = []
+        if telemetry is not None:
+            providers = [telemetry.caller, telemetry.meters]
+        elif name == "sdk":
+            providers = [self._sdk_provider]
         try:
             card = self._callee.serve(name)
-            sample = bench.runner.run(_timed(self._callee, card, size, turn, name, probe=probe))
+            sample = bench.runner.run(
+                _timed(self._callee, card, size, turn, name, probe=probe, providers=providers)
+            )
             # Outside the clock, the callee switches its arm off while this process does.
             self._callee.send("stop")
         finally:
@@ -509,9 +517,15 @@ async def _timed(
     name: str,
     *,
     probe: Path | None,
+    providers: Sequence[Any] = (),
 ) -> Sample:
     """Wall and CPU (per process and thread) of ``size`` (turns, tool calls each), after a
-    one-tool warm-up."""
+    one-tool warm-up. With ``probe``, both processes export all the telemetry of the timed
+    turns before their probes stop (``providers``: this process's tracer and meter providers
+    of the arm; the callee flushes its own). A span is exported when its batch processor's
+    timer or batch size says: without the flush, how much of the turn's export fell inside the
+    count depended on how fast the machine ran (valgrind's slowness and the machine's load),
+    and the spans that end last (the turn spans, with their events) were never counted."""
     client: Any = create_client(card)
     here = Probe()
     try:
@@ -527,6 +541,10 @@ async def _timed(
         wall = time.perf_counter() - wall
         sample = Sample(wall, CpuReading.here().since(cpu), callee.cpu().since(callee_cpu))
         if probe is not None:
+            for provider in providers:
+                provider.force_flush()
+            if callee.ask("flush").strip() != "ok":
+                raise RuntimeError("the callee process did not flush")
             here.stop(probe / f"{name}-caller")
             callee.ask(f"probe stop {probe / f'{name}-callee'}")
         return sample

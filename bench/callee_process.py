@@ -121,6 +121,13 @@ class _Arms:
             self._sdk_tracing(True)
         return agent
 
+    def flush(self) -> None:
+        """Export what the arm's telemetry holds now (inside a probe's count: bench_processes)."""
+        for provider in self._providers:
+            provider.force_flush()
+        if self.arm == "sdk":
+            self._sdk_provider.force_flush()
+
     def stop(self) -> None:
         """Switch the arm off and export what it still holds."""
         if self.arm == "ours":
@@ -174,6 +181,9 @@ async def _serve() -> None:
                     "rss_kb": rss_kb(),
                 }
                 print(json.dumps(cpu), flush=True)
+            elif command == ["flush"]:
+                arms.flush()
+                print("ok", flush=True)
             elif command == ["probe", "start"]:
                 probe.start()
                 print("ok", flush=True)

@@ -13,7 +13,9 @@ calls in place, where the bridge would, with the instrumentor off:
   the script too, maps the n-th working update to the same calls; the content it records is the
   update's text fallback (no JSON decoding), unredacted. Its callee records every tool call
   (the bridge's callee announces each one, sampled), so the caller makes no tool span, as the
-  bridge's caller does; its span events are the same as the callee's.
+  bridge's caller does; nor a thinking or text span event: the bridge's callee announces its
+  sampled turn span, which carries them (the caller's content still goes into its
+  gen_ai.output.messages).
 
 Envelope counts are added once per turn. The spans are checked like the bridge's
 (bench_bridge._check_spans): same names, kinds, parents, attribute keys, event counts.
@@ -138,12 +140,15 @@ class _Side:
             self.tool = None
 
     def _event(self, name: str, part: str, seq: int, content: str) -> None:
-        """A thinking or text event on the turn span; its content, when captured, is kept for
-        the turn's gen_ai.output.messages too."""
+        """A thinking or text event on the turn span (the callee's: the caller's is on that
+        one); its content, when captured, is kept for the turn's gen_ai.output.messages too."""
+        if self.content:
+            self.output.add(part, content)
+        if self.observer == conv.OBSERVER_CALLER:
+            return
         attributes: dict[str, Any] = {conv.SEQ: seq, conv.CONTENT_SIZE: len(content)}
         if self.content:
             attributes[conv.CONTENT] = content
-            self.output.add(part, content)
         self.turn.add_event(name, attributes)
 
     def end(self) -> None:

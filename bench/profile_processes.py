@@ -20,8 +20,12 @@ self time of each function is summed by package (a C builtin's time goes to the 
 its callers, in proportion to their calls); the profiler inflates Python calls, so read its
 shares, and the unprofiled CPU for totals. With ``--callgrind``, the worker and each callee run
 under callgrind and one more repetition per arm counts each process's instructions over the
-timed turn, all threads: figures that do not move with the machine's load (valgrind's slowness
-changes how the turn's events batch on the wire, a little).
+timed turn, all threads, and the export of all its telemetry: both processes flush their
+providers before their probes stop (a batch processor exports on its own timer, so how much of
+the turn's export fell inside the count used to move with the machine's load, and the turn
+spans, which end last and hold the turn's events, were never counted). Figures that move
+little with the machine's load (valgrind's slowness changes how the turn's events batch on the
+wire, and how the spans batch for export, a little).
 """
 
 from __future__ import annotations

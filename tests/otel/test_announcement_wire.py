@@ -78,10 +78,14 @@ async def test_the_announcement_rides_in_the_opening_events_metadata(
         for event in updates(stream)
         if event.status_update.HasField("metadata")
     ]
-    assert announced == [{conv.WIRE_TOOL_SPAN: traceparent(span.context)} for span in callee]  # type: ignore[arg-type]
+    expected = [{conv.WIRE_TOOL_SPAN: traceparent(span.context)} for span in callee]  # type: ignore[arg-type]
+    # The first update also announces the callee's turn span (test_turn_announcement.py).
+    expected[0][conv.WIRE_TURN_SPAN] = traceparent(telemetry.turn_span(CALLEE).context)  # type: ignore[arg-type]
+    assert announced == expected
     for event in updates(stream):
         for part in event.status_update.status.message.parts:
             assert conv.WIRE_TOOL_SPAN not in part.metadata
+            assert conv.WIRE_TURN_SPAN not in part.metadata
     # ... and the caller's mirrors link to the callee's spans, read there.
     mirrors = telemetry.tool_spans(CALLER)
     assert [attrs(mirror)[conv.MIRROR] for mirror in mirrors] == [True, True]
@@ -136,7 +140,11 @@ async def test_the_agents_own_event_metadata_goes_on_beside_the_announcement(
         for event in updates(stream)
         if event.status_update.HasField("metadata")
     ] == [
-        {"agent.note": "mine", conv.WIRE_TOOL_SPAN: traceparent(search.context)},  # type: ignore[arg-type]
+        {
+            "agent.note": "mine",
+            conv.WIRE_TOOL_SPAN: traceparent(search.context),  # type: ignore[arg-type]
+            conv.WIRE_TURN_SPAN: traceparent(telemetry.turn_span(CALLEE).context),  # type: ignore[arg-type]
+        },
         {conv.WIRE_TOOL_SPAN: ELSEWHERE},
         {conv.WIRE_TOOL_SPAN: ELSEWHERE},
     ]

@@ -27,6 +27,7 @@ from otel_support import (
 
 from a2a_progress.otel import A2AProgressInstrumentor, bridge
 from a2a_progress.otel import conventions as conv
+from a2a_progress.otel.announce import traceparent
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.metrics import BridgeMetrics
 from a2a_progress.otel.turn import TurnTelemetry
@@ -116,16 +117,19 @@ async def test_a_server_built_while_instrumented_passes_through_after(
     assert telemetry.ledger.started_count == 0
 
 
-def announcements(stream: list[StreamResponse]) -> list[str]:
-    """Take the callee's tool span announcements out of ``stream``'s status update events'
-    metadata (the agent sets none there); return them. No Part carries one."""
+def announcements(stream: list[StreamResponse], key: str = conv.WIRE_TOOL_SPAN) -> list[str]:
+    """Take the callee's announcements under ``key`` (its tool spans', or its turn span's) out
+    of ``stream``'s status update events' metadata (the agent sets none there); return them.
+    No Part carries one."""
     found = []
     for event in stream:
         update = event.status_update
-        assert not any(conv.WIRE_TOOL_SPAN in part.metadata for part in update.status.message.parts)
-        if conv.WIRE_TOOL_SPAN in update.metadata:
-            found.append(update.metadata[conv.WIRE_TOOL_SPAN])
-            update.ClearField("metadata")
+        assert not any(key in part.metadata for part in update.status.message.parts)
+        if key in update.metadata:
+            found.append(update.metadata[key])
+            del update.metadata[key]
+            if not update.metadata:
+                update.ClearField("metadata")
     return found
 
 
@@ -137,15 +141,20 @@ async def test_instrumentation_never_alters_events(
     assert len(telemetry.tool_spans()) == 6  # the bridge did see it all
     # The one addition: each update that opened a callee tool span says where that span is, in
     # the event's own metadata (its message, Parts and envelope unchanged), so the caller does
-    # not count the call again. Without them, the streams are the same.
+    # not count the call again; and the first update says where the callee's turn span is, so
+    # the caller does not record its thinking and text again. Without them, the streams are the
+    # same.
     assert announcements(traced) == [
         f"00-{span.context.trace_id:032x}-{span.context.span_id:016x}-{span.context.trace_flags:02x}"
         for span in telemetry.tool_spans(CALLEE)
         if span.context is not None
     ]
+    [turn] = telemetry.turn_spans(CALLEE)
+    assert turn.context is not None
+    assert announcements(traced, conv.WIRE_TURN_SPAN) == [traceparent(turn.context)]
     telemetry.uninstrument()
     plain = await run(transport)
-    assert announcements(plain) == []
+    assert announcements(plain) == announcements(plain, conv.WIRE_TURN_SPAN) == []
     assert normalized(traced) == normalized(plain)
     assert len(traced) == 14  # the task, 12 updates, the reply
 
@@ -161,7 +170,9 @@ async def test_an_internal_error_is_logged_once_and_harms_nothing(
     caplog.set_level(logging.WARNING, logger=bridge.__name__)
     traced = [await run("jsonrpc"), await run("grpc")]
     assert bridge_errors(caplog) == ["a2a-progress telemetry error in feed (logged once)"]
-    # The agent and the caller saw everything; the spans still ended, without tools.
+    # The agent and the caller saw everything (the callee's turn span announced in the first
+    # update, as always); the spans still ended, without tools.
+    assert [len(announcements(stream, conv.WIRE_TURN_SPAN)) for stream in traced] == [1, 1]
     telemetry.uninstrument()
     assert [normalized(stream) for stream in traced] == [normalized(await run("jsonrpc"))] * 2
     assert len(telemetry.turn_spans(CALLER)) == len(telemetry.turn_spans(CALLEE)) == 2

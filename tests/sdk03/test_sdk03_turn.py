@@ -138,10 +138,29 @@ async def test_the_readme_callee_runs_unchanged_on_0_3(telemetry_03: object) -> 
     attributes = [(s, dict(s.attributes or {})) for s in tools]
     callee = {s.name: s.context.span_id for s, a in attributes if a[conv.OBSERVER] == "callee"}  # type: ignore[union-attr]
     statuses = [update for _, update in seen if update is not None and hasattr(update, "status")]
-    announced = [u.metadata[conv.WIRE_TOOL_SPAN] for u in statuses if u.metadata]
+    announced = [
+        u.metadata[conv.WIRE_TOOL_SPAN]
+        for u in statuses
+        if u.metadata and conv.WIRE_TOOL_SPAN in u.metadata
+    ]
     assert sorted(int(value.split("-")[2], 16) for value in announced) == sorted(callee.values())
     parts = [part for u in statuses if u.status.message for part in u.status.message.parts]
     assert not any(conv.WIRE_TOOL_SPAN in (part.root.metadata or {}) for part in parts)
+    # The first status update also announced the callee's execution span (tfrs.turn), sampled:
+    # its thinking and text are events of that span only, not of the caller's call span.
+    ours = [s for s in spans if conv.A2A_METHOD_NAME in (s.attributes or {})]
+    [execution] = [s for s in ours if s.kind.name == "SERVER"]
+    [call] = [s for s in ours if s.kind.name == "CLIENT"]
+    turns = [u.metadata.get(conv.WIRE_TURN_SPAN) for u in statuses if u.metadata]
+    assert turns[0] is not None
+    assert int(turns[0].split("-")[2], 16) == execution.context.span_id  # type: ignore[union-attr]
+    assert turns[1:] == [None] * (len(turns) - 1)
+    said = {conv.EVENT_THINKING, conv.EVENT_TEXT}
+    assert [e.name for e in execution.events if e.name in said] == [
+        conv.EVENT_THINKING,
+        conv.EVENT_TEXT,
+    ]
+    assert [e.name for e in call.events if e.name in said] == []
 
 
 async def test_a_0_2_callee_announcing_in_the_part_is_still_linked_on_0_3() -> None:

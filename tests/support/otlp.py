@@ -197,9 +197,10 @@ def assert_turn_trace(
     through the callee's SERVER span down to the callee's ``execute_tool`` spans.
 
     Both sides are instrumented: each tool call is one span, the callee's, one execution by
-    ``gen_ai.operation.name``; the caller, told the callee records it, makes none. ``content``:
-    whether capture was on (the default is off: the events say what happened and how big it
-    was, never what it said).
+    ``gen_ai.operation.name``; the caller, told the callee records it, makes none. The turn's
+    thinking and text are events of the callee's SERVER span only: the callee announced it,
+    sampled, and the caller does not write them again. ``content``: whether capture was on (the
+    default is off: the events say what happened and how big it was, never what it said).
     """
     sides = _sides(spans, caller_service, callee_service)
     turns: dict[str, ReceivedSpan] = {}
@@ -208,11 +209,14 @@ def assert_turn_trace(
         assert turn.name == "SendStreamingMessage"
         assert turn.attributes["a2a.task.state"] == "TASK_STATE_COMPLETED"
         assert turn.status_code == "UNSET"
-        # Thinking and text carry no stream key: they are the turn's events, not a tool's.
+        # Thinking and text carry no stream key: they are the turn's events, not a tool's; the
+        # callee's turn's, which it announced (with content, the caller's output still has them).
         said = [
             ("a2a.progress.thinking", agents.THINKING),
             ("a2a.progress.text", agents.SEARCH_OUTPUT),
         ]
+        if observer == "caller":
+            said = []
         assert [(e.name, e.attributes["a2a.progress.content.size"]) for e in turn.events] == [
             (name, len(text.encode())) for name, text in said
         ]

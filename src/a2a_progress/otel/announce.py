@@ -12,6 +12,13 @@ turn). The caller then makes no span of that call when the callee's is sampled (
 duration metric): GenAI views count the call once, on the side that ran it. Without an
 announcement (the callee is not instrumented, or runs something else), the caller's span is
 the only record and counts.
+
+A callee whose turn span is sampled announces it the same way, once: in the first status update
+event of the turn, under its own key (``tfrs.turn``). That span carries the turn's thinking and
+text as span events; a caller in the same trace then writes none of them on its own turn span
+(they would be the same events twice in one trace), unless ``mirror_spans`` asks for them.
+Without the key (an older or uninstrumented callee, an unsampled callee turn, a caller that
+joined the stream midway), the caller writes them as before.
 """
 
 from __future__ import annotations
@@ -19,9 +26,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final, TypeGuard
 
-from opentelemetry.trace import SpanContext, TraceFlags
+from opentelemetry.trace import Span, SpanContext, TraceFlags
 
-from a2a_progress.otel.conventions import WIRE_TOOL_SPAN
+from a2a_progress.otel.conventions import WIRE_TOOL_SPAN, WIRE_TURN_SPAN
 from a2a_progress.sdk.adapter import annotate_update, part_string, update_string
 from a2a_progress.sdk.views import MessageView
 
@@ -70,6 +77,34 @@ AGENTS_OWN_KEPT: Final = (
     f"an agent's status update carries its own {WIRE_TOOL_SPAN}: it goes on as the agent set it, "
     "and this side's span of that tool call is not announced"
 )
+TURN_OWN_KEPT: Final = (
+    f"an agent's status update carries its own {WIRE_TURN_SPAN}: it goes on as the agent set it, "
+    "and this side's turn span is not announced"
+)
+
+
+def turn_value(span: Span) -> str | None:
+    """What a callee announces of its turn's ``span`` (``tfrs.turn``): its ``traceparent`` when
+    the span records and is sampled (its events reach the trace); None: nothing to announce."""
+    context = span.get_span_context()
+    if not (context.is_valid and context.trace_flags.sampled and span.is_recording()):
+        return None
+    return traceparent(context)
+
+
+def announce_turn(event: object, value: str) -> bool | None:
+    """Put a turn's ``value`` (see `turn_value`) in the metadata of the status update ``event``:
+    True when set; False when the agent put a ``tfrs.turn`` there itself (it goes on as the
+    agent set it); None when ``event`` is no status update (the next one carries it)."""
+    return annotate_update(event, WIRE_TURN_SPAN, value)
+
+
+def records_turn(event: object, trace_id: int) -> bool:
+    """Whether the status update ``event`` announces its callee's turn span (``tfrs.turn``),
+    sampled and in the trace ``trace_id`` (the caller's): that span carries the turn's thinking
+    and text. Never read from a Task (see `raw_announcement`)."""
+    match = _names_span(update_string(event, WIRE_TURN_SPAN))
+    return match is not None and int(match[3], 16) & 1 == 1 and int(match[1], 16) == trace_id
 
 
 def announces(event: object, part: Any = None, message: MessageView | None = None) -> bool:

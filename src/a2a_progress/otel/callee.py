@@ -25,7 +25,13 @@ from opentelemetry.trace import SpanKind
 from a2a_progress.consumer import EndReason
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel import tool_context
-from a2a_progress.otel.announce import AGENTS_OWN_KEPT, Announcer
+from a2a_progress.otel.announce import (
+    AGENTS_OWN_KEPT,
+    TURN_OWN_KEPT,
+    Announcer,
+    announce_turn,
+    turn_value,
+)
 from a2a_progress.otel.bridge import Bridge, ObservedTurn
 from a2a_progress.otel.card import card_attributes
 from a2a_progress.otel.config import SIDE_CALLEE
@@ -47,19 +53,26 @@ class _ObservedQueue(_QueueProxy):
     """The executor's event queue: the bridge sees every event, then it goes on.
 
     An update that opens a tool span goes on with that span's context announced in its own
-    metadata (see `a2a_progress.otel.announce`); anything else goes on unchanged. The tool
-    spans an event opens or closes change the current span of the enqueuing task.
+    metadata, and ``execute()``'s first status update with the turn's span, when sampled (see
+    `a2a_progress.otel.announce`); anything else goes on unchanged. The tool spans an event
+    opens or closes change the current span of the enqueuing task.
     """
 
-    def __init__(self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge) -> None:
+    def __init__(
+        self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge, *, announce: bool = False
+    ) -> None:
         super().__init__(queue)
         self._self_turn = turn
         self._self_bridge = bridge
         self._self_announcer = Announcer()
+        # The turn's span, until a status update has announced it (None: nothing to announce).
+        self._self_turn_value = turn_value(turn.span) if announce else None
 
     async def enqueue_event(self, event: A2AEvent) -> None:
         turn = self._self_turn
         opened = turn.feed(event)
+        if self._self_turn_value is not None:
+            self._announce_turn(event, self._self_turn_value)
         if turn.announcement is not None:
             context, turn.announcement = turn.announcement, None
             try:
@@ -74,6 +87,18 @@ class _ObservedQueue(_QueueProxy):
             tool_context.after_enqueue(opened)
         except Exception:  # noqa: BLE001 - never let telemetry fail the agent
             self._self_bridge.warn_once("tool context")
+
+    def _announce_turn(self, event: A2AEvent, value: str) -> None:
+        try:
+            announced = announce_turn(event, value)
+        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
+            self._self_bridge.warn_once("turn span announcement")
+            self._self_turn_value = None  # not tried again: the caller writes its events too
+            return
+        if announced is False:
+            self._self_bridge.warn_once("turn span announcement kept", TURN_OWN_KEPT)
+        if announced is not None:
+            self._self_turn_value = None
 
 
 class InstrumentedExecutor(_ExecutorProxy):
@@ -133,7 +158,7 @@ class InstrumentedExecutor(_ExecutorProxy):
         tools_token = tool_context.reset()
         try:
             # The proxy is an EventQueue to every caller: wrapt forwards all else to the queue.
-            observed = cast("EventQueue", _ObservedQueue(event_queue, turn, bridge))
+            observed = cast("EventQueue", _ObservedQueue(event_queue, turn, bridge, announce=True))
             await self.__wrapped__.execute(context, observed)
         except asyncio.CancelledError:
             turn.end(reason=EndReason.TURN_CANCELED)

@@ -121,7 +121,8 @@ class BridgeConfig:
     spans: span event content, ``gen_ai.tool.call.result`` and ``gen_ai.output.messages``.
     ``invoke_agent_span`` wraps each A2A call in an ``invoke_agent {agent}`` span.
     ``mirror_spans`` makes the caller's span of a tool call that the callee announced as
-    recorded too (a mirror, linked to it); off, the callee's span is that call's one record.
+    recorded too (a mirror, linked to it), and its thinking and text events of a turn whose
+    callee announced its own turn span; off, the callee's spans are their one record.
     ``sigterm_handler`` lets the instrumentation take SIGTERM when nobody else does.
     """
 

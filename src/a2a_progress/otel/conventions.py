@@ -68,6 +68,10 @@ MIRROR_TOOL_CALL_RESULT: Final = "a2a.progress.tool.call.result"
 # Where a callee announces a tool span's context to the caller: a key of the opening status
 # update event's own metadata (0.2.x: of its Part's, beside "tfrs"), valued a W3C traceparent.
 WIRE_TOOL_SPAN: Final = "tfrs.span"
+# Where a callee announces its turn's (execution) span, when that span is sampled: a key of the
+# turn's first status update event's own metadata, valued a W3C traceparent. A caller in the same
+# trace then writes none of the turn's thinking and text span events, which that span carries.
+WIRE_TURN_SPAN: Final = "tfrs.turn"
 
 OPERATION_EXECUTE_TOOL: Final = "execute_tool"
 OPERATION_INVOKE_AGENT: Final = "invoke_agent"

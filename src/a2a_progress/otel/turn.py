@@ -25,7 +25,7 @@ from a2a_progress.consumer import (
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Kind, utf8_size
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import raw_announcement
+from a2a_progress.otel.announce import raw_announcement, records_turn
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT
 from a2a_progress.otel.errors import (
     error_type,
@@ -46,7 +46,7 @@ from a2a_progress.sdk.adapter import (
     working_envelope,
     working_update,
 )
-from a2a_progress.sdk.views import EventView, TaskState, state_name
+from a2a_progress.sdk.views import EventKind, EventView, TaskState, state_name
 
 if TYPE_CHECKING:
     from a2a_progress.otel.bridge import Bridge
@@ -67,6 +67,7 @@ _DUPLICATE: Final = Outcome.DUPLICATE.value
 _WORKING: Final = int(TaskState.WORKING)
 _TOOL_CALL: Final = Kind.TOOL_CALL
 _TEXT: Final = Kind.TEXT
+_THINKING: Final = Kind.THINKING
 _OUTPUT_APPEND: Final = Kind.TOOL_OUTPUT_APPEND
 _SEQ: Final = conv.SEQ
 _STREAM_KEY: Final = conv.STREAM_KEY
@@ -134,6 +135,11 @@ class TurnTelemetry:
         self._callee = observer == conv.OBSERVER_CALLEE
         self._capture_content = self._config.capture_content
         self._own_texts = self._callee and self._config.redactor is DEFAULT_REDACTOR
+        # A caller reads in the first status update it sees whether the callee announces its
+        # turn span, recorded in this trace (see announce.py): that span carries the turn's
+        # thinking and text, which this one then leaves out (mirror_spans keeps them).
+        self._read_turn = not self._callee and self._recording and not self._config.mirror_spans
+        self._turn_elsewhere = False
         # Redaction of the turn's texts, and its opt-in content for GenAI backends.
         self._text = TurnContent(self._config, self._counts, own_texts=self._own_texts)
         # Peer names (stream keys, tools, ids) sanitized once per turn, not once per event;
@@ -183,6 +189,9 @@ class TurnTelemetry:
                     task_id, status_update, envelope, self._part = read
                     context_id = status_update.context_id
                     fallback, working = "", True
+                    if self._read_turn:
+                        self._read_turn = False
+                        self._turn_elsewhere = records_turn(event, self._trace_id())
             elif (ids := working_update(event)) is not None:
                 # Its WORKING update: everything the assembler reads from it is known already.
                 task_id, context_id = ids
@@ -197,6 +206,9 @@ class TurnTelemetry:
             else:
                 self._part = None
                 view = self._view = view_event(event)
+                if self._read_turn and view.kind is EventKind.STATUS_UPDATE:
+                    self._read_turn = False
+                    self._turn_elsewhere = records_turn(event, self._trace_id())
                 # Before feeding: the tool spans it opens are labelled with the ids.
                 if self._task_id is None or self._context_id is None:
                     self._note_ids(view.task_id, view.context_id)
@@ -279,6 +291,9 @@ class TurnTelemetry:
         if self._capture_content and self._recording and outcome.reply:
             self._text.reply = self._text.safe_text(outcome.reply)[0]
 
+    def _trace_id(self) -> int:
+        return self._span.get_span_context().trace_id
+
     def _described(self) -> bool:
         """Whether a span records why the turn failed (its own, or an invoke_agent one kept)."""
         invoke = self.invoke_agent
@@ -337,28 +352,38 @@ class TurnTelemetry:
         if opened and call is not None:
             self._open_tool(call)
         if kind is not _TOOL_CALL and self._recording:
-            attributes: dict[str, Any] = {}
-            seq = envelope.seq
-            if INT64_MIN <= seq <= INT64_MAX:  # _int64(), inlined: once per recorded update
-                attributes[_SEQ] = seq
-            stream_key = envelope.stream_key
-            if stream_key is not None:
-                # _name(), its hit inlined: every event of a stream has its key.
-                attributes[_STREAM_KEY] = self._names.get(stream_key) or self._name(stream_key)
-            text = envelope.content or ""
-            if self._capture_content:
-                self._event(_EVENT_NAMES[kind], attributes, text, (kind, stream_key), kind, call)
-            else:
-                # _event() without content, inlined (and EventBuffer.add's room for it): once
-                # per recorded update.
-                attributes[_CONTENT_SIZE] = len(text) if text.isascii() else utf8_size(text)
-                tool = self._tools.get(id(call)) if call is not None else None
-                events = self._span_events if tool is None else tool
-                if events.head_room > 0:
-                    events.head_room -= 1
-                    events.span.add_event(_EVENT_NAMES[kind], attributes)
+            tool = self._tools.get(id(call)) if call is not None else None
+            # An event, unless it is a thinking or text event of the turn's span that the
+            # callee's turn span (announced) carries; with content, _event() leaves it out but
+            # keeps its text for gen_ai.output.messages.
+            if (
+                tool is not None
+                or not self._turn_elsewhere
+                or (kind is not _THINKING and kind is not _TEXT)
+                or self._capture_content
+            ):
+                attributes: dict[str, Any] = {}
+                seq = envelope.seq
+                if INT64_MIN <= seq <= INT64_MAX:  # an OTLP integer is int64: exporters drop more
+                    attributes[_SEQ] = seq
+                stream_key = envelope.stream_key
+                if stream_key is not None:
+                    # _name(), its hit inlined: every event of a stream has its key.
+                    attributes[_STREAM_KEY] = self._names.get(stream_key) or self._name(stream_key)
+                text = envelope.content or ""
+                if self._capture_content:
+                    stream = (kind, stream_key)
+                    self._event(_EVENT_NAMES[kind], attributes, text, stream, kind, call)
                 else:
-                    events.add(_EVENT_NAMES[kind], attributes)
+                    # _event() without content, inlined (and EventBuffer.add's room for it):
+                    # once per recorded update.
+                    attributes[_CONTENT_SIZE] = len(text) if text.isascii() else utf8_size(text)
+                    events = self._span_events if tool is None else tool
+                    if events.head_room > 0:
+                        events.head_room -= 1
+                        events.span.add_event(_EVENT_NAMES[kind], attributes)
+                    else:
+                        events.add(_EVENT_NAMES[kind], attributes)
         if call is not None and call in closed:
             reason_text = envelope.payload.get("reason")
             detail = reason_text if isinstance(reason_text, str) else None
@@ -386,6 +411,8 @@ class TurnTelemetry:
                     tool.result.add(PART_TEXT, content)
             elif kind in _OUTPUT_PARTS:
                 self._text.output.add(_OUTPUT_PARTS[kind], content)
+                if stream is not None and self._turn_elsewhere:
+                    return  # a thinking or text event of the callee's turn span (announced)
         (tool if tool is not None else self._span_events).add(name, attributes)
 
     # -- tool calls ----------------------------------------------------------------------------
