@@ -178,8 +178,10 @@ def test_a_two_agent_turn_over_http_and_grpc_prints_one_waterfall(tmp_path: Path
 
     root = block.rows[0]
     assert (root.depth, root.name, root.service) == (0, "SendStreamingMessage", CALLER)
-    assert root.line.rstrip().endswith(" 2")  # the thinking and text events
     server = block.find("SendStreamingMessage", CALLEE)
+    # The thinking and text events, once: on the callee's turn, which announced it records them.
+    assert server.line.rstrip().endswith(" 2")
+    assert root.line.rstrip().endswith(" ok")  # no events column: the caller wrote none
     chain = [server]
     while (above := block.parent(chain[-1])) is not None:
         chain.append(above)
