@@ -103,8 +103,8 @@ def records_turn(event: object, trace_id: int) -> bool:
     """Whether the status update ``event`` announces its callee's turn span (``tfrs.turn``),
     sampled and in the trace ``trace_id`` (the caller's): that span carries the turn's thinking
     and text. Never read from a Task (see `raw_announcement`)."""
-    match = _names_span(update_string(event, WIRE_TURN_SPAN))
-    return match is not None and int(match[3], 16) & 1 == 1 and int(match[1], 16) == trace_id
+    match = _sampled_span(update_string(event, WIRE_TURN_SPAN))
+    return match is not None and int(match[1], 16) == trace_id
 
 
 def announces(event: object, part: Any = None, message: MessageView | None = None) -> bool:
@@ -118,8 +118,7 @@ def recorded(value: object) -> TypeGuard[str]:
     """Whether an announcement's ``value`` (see `raw_announcement`) names a valid span that the
     callee's sampler kept (the callee records the call): `announced_value`'s check without
     making the span context, which a caller that makes no span of the call rarely needs."""
-    match = _names_span(value)
-    return match is not None and int(match[3], 16) & 1 == 1
+    return _sampled_span(value) is not None
 
 
 def raw_announcement(event: object, part: Any = None, message: MessageView | None = None) -> object:
@@ -158,6 +157,12 @@ def _names_span(value: object) -> re.Match[str] | None:
     if match is None or match[1] == _ZERO_TRACE or match[2] == _ZERO_SPAN:
         return None
     return match
+
+
+def _sampled_span(value: object) -> re.Match[str] | None:
+    """`_names_span` of ``value`` when its flags say sampled (the span records)."""
+    match = _names_span(value)
+    return match if match is not None and int(match[3], 16) & 1 == 1 else None
 
 
 def announced_value(value: object) -> SpanContext | None:
