@@ -59,15 +59,18 @@ def main() -> None:
     parser.add_argument("--ratio", type=float, default=0.1, help="share of turns traced")
     args = parser.parse_args()
     tracer_provider, meter_provider = setup_telemetry(args.ratio)
+    failure: CliError | None = None
     try:
         with agent_errors(args.url):  # a call that fails (the agent went away...) too
             asyncio.run(ask(args.url, args.question, args.turns))
     except CliError as error:  # nothing answers at the URL, it is no A2A agent...: watch's line
-        print(f"sampled_caller.py: {error}", file=sys.stderr)
-        sys.exit(error.code)
+        failure = error
     finally:
         tracer_provider.shutdown()  # exports what is left
         meter_provider.shutdown()
+    if failure is not None:  # after the exporters' own complaints: the reason is the last line
+        print(f"sampled_caller.py: {failure}", file=sys.stderr)
+        sys.exit(failure.code)
 
 
 if __name__ == "__main__":

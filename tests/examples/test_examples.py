@@ -175,8 +175,16 @@ NOT_AN_AGENT: Final = {
 CALLERS: Final = [
     ("caller.py", ()),
     ("web_app.py", ("--port", "0")),
-    ("sampled_caller.py", ()),
+    ("sampled_caller.py", ("--ratio", "1")),  # every call traced and exported, not one in ten
 ]
+
+
+def call(example: str, url: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """Run a caller example against ``url`` with a collector listening, as a user's setup has."""
+    with OtlpReceiver(grpc_port=None) as receiver:
+        return run_example(
+            example, url, "anyone?", *options, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint
+        )
 
 
 @pytest.mark.parametrize(("example", "options"), CALLERS)
@@ -184,7 +192,7 @@ def test_a_caller_with_nothing_at_the_url_says_so_in_one_line(
     example: str, options: tuple[str, ...]
 ) -> None:
     url = f"http://127.0.0.1:{free_port()}"  # connection refused
-    done = run_example(example, url, "anyone?", *options)
+    done = call(example, url, *options)
     assert done.returncode == 7  # as `a2a-progress watch`
     [line] = done.stderr.splitlines()  # no traceback
     assert line == (
@@ -200,7 +208,7 @@ def test_a_caller_of_a_url_that_is_no_a2a_agent_says_so_in_one_line(
 ) -> None:
     pages, wrong, to_do = NOT_AN_AGENT[fault]
     with web_server(pages) as url:
-        done = run_example(example, url, "anyone?", *options)
+        done = call(example, url, *options)
     assert done.returncode == 8  # as `a2a-progress watch`
     [line] = done.stderr.splitlines()  # no traceback
     assert line.startswith(f"{example}: {url} does not serve an A2A agent: "), line
@@ -214,12 +222,37 @@ def test_a_caller_whose_card_sends_calls_where_nothing_listens_says_so(
 ) -> None:
     # An agent in a container or bound to 0.0.0.0 often advertises a URL only it can reach.
     nowhere = f"http://127.0.0.1:{free_port()}"
-    card = build_agent_card("away", description="Not here.", http_url=nowhere, grpc_target=None)
-    with web_server({CARD: ("application/json", MessageToJson(card).encode())}) as url:
-        done = run_example(example, url, "anyone?", *options)
+    with web_server(_card_sending_calls_to(nowhere)) as url:
+        done = call(example, url, *options)
     assert done.returncode == 7  # as `a2a-progress watch`
     assert "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1] == (
+    assert done.stderr.splitlines()[-1] == _unreachable(example, url, nowhere)
+
+
+def test_a_sampled_caller_without_a_collector_still_ends_on_its_reason() -> None:
+    # The OpenTelemetry exporter retries, then logs its own failure at shutdown (the traced call
+    # made a span); the user's last line is still why the call failed.
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    collector = f"http://127.0.0.1:{free_port()}"  # nothing listens there either
+    with web_server(_card_sending_calls_to(nowhere)) as url:
+        done = run_example(
+            "sampled_caller.py", url, "anyone?", "--ratio", "1",
+            OTEL_EXPORTER_OTLP_ENDPOINT=collector,
+        )  # fmt: skip
+    assert done.returncode == 7
+    assert "Traceback" not in done.stderr
+    *exporter, reason = done.stderr.splitlines()
+    assert any("exporting spans" in line for line in exporter), done.stderr
+    assert reason == _unreachable("sampled_caller.py", url, nowhere)
+
+
+def _card_sending_calls_to(nowhere: str) -> dict[str, tuple[str, bytes]]:
+    card = build_agent_card("away", description="Not here.", http_url=nowhere, grpc_target=None)
+    return {CARD: ("application/json", MessageToJson(card).encode())}
+
+
+def _unreachable(example: str, url: str, nowhere: str) -> str:
+    return (
         f"{example}: cannot reach {nowhere}: nothing is listening on "
         f"{nowhere.removeprefix('http://')} (connection refused; is the agent running, and on "
         f"this port?); the agent card at {url} sends calls there (is the URL in the card right "

@@ -29,11 +29,11 @@ def environment(**extra: str) -> dict[str, str]:
     return without_otel(PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra)
 
 
-def run_example(example: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``python examples/<example> ARGS`` to its end, as from a user's shell."""
+def run_example(example: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python examples/<example> ARGS`` to its end, from a user's shell with ``env`` set."""
     return subprocess.run(
         [sys.executable, str(EXAMPLES / example), *args],
-        env=environment(),
+        env=environment(**env),
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
