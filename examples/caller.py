@@ -10,15 +10,15 @@ import asyncio
 import sys
 
 from a2a_progress import ProgressUpdate, TurnOutcome, follow
-from a2a_progress.cli import CliError, agent_errors, fetch_card
-from a2a_progress.serving import create_client, user_message
+from a2a_progress.cli import CliError, agent_errors, fetch_card, open_client
+from a2a_progress.serving import user_message
 
 
 async def ask(url: str, question: str) -> bool:
     card = await fetch_card(url)  # the agent card, read as `a2a-progress watch` reads it
     request = user_message(question)  # a SendMessageRequest with a new user message
     succeeded = False
-    async with create_client(card) as client:  # the card picks the transport
+    async with open_client(card) as client:  # the card picks the transport
         async for update in follow(client.send_message(request)):  # or client.subscribe(...)
             if isinstance(update, ProgressUpdate):
                 env = update.envelope

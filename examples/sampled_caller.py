@@ -22,9 +22,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 
 from a2a_progress import follow
-from a2a_progress.cli import CliError, agent_errors, fetch_card
+from a2a_progress.cli import CliError, agent_errors, fetch_card, open_client
 from a2a_progress.otel import A2AProgressInstrumentor
-from a2a_progress.serving import create_client, user_message
+from a2a_progress.serving import user_message
 
 
 def setup_telemetry(ratio: float) -> tuple[TracerProvider, MeterProvider]:
@@ -45,7 +45,7 @@ def setup_telemetry(ratio: float) -> tuple[TracerProvider, MeterProvider]:
 
 async def ask(url: str, question: str, turns: int) -> None:
     card = await fetch_card(url)  # the agent card, read as `a2a-progress watch` reads it
-    async with create_client(card) as client:
+    async with open_client(card) as client:  # the card picks the transport
         for _ in range(turns):
             async for update in follow(client.send_message(user_message(question))):
                 print(update)

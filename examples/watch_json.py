@@ -7,13 +7,24 @@ import json
 import subprocess
 import sys
 
-watch = subprocess.Popen(
-    ["a2a-progress", "watch", *sys.argv[1:], "--json"],  # URL MESSAGE, and any watch option
-    stdout=subprocess.PIPE,
-    text=True,
-)
+try:
+    watch = subprocess.Popen(
+        ["a2a-progress", "watch", *sys.argv[1:], "--json"],  # URL MESSAGE, and any watch option
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+except FileNotFoundError:  # 127, the shell's "command not found": none of watch's exit codes
+    print(
+        "watch_json.py: no a2a-progress command on PATH: pip install 'a2a-progress[cli]', "
+        "or activate the virtualenv that has it",
+        file=sys.stderr,
+    )
+    sys.exit(127)
 assert watch.stdout is not None
 for line in watch.stdout:
+    if not line.startswith("{"):  # not an object: the text of --help or --version
+        print(line, end="")
+        continue
     obj = json.loads(line)
     if obj["type"] == "progress" and obj["kind"] == "tool_call":
         print(obj["status"], obj["tool"], obj["reason"] or "")

@@ -18,8 +18,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from a2a_progress.cli import CliError, agent_errors, fetch_card
-from a2a_progress.serving import create_client, user_message
+from a2a_progress.cli import CliError, agent_errors, fetch_card, open_client
+from a2a_progress.serving import user_message
 from a2a_progress.web import ProgressRelay
 
 
@@ -30,9 +30,9 @@ async def main(agent_url: str, question: str, sock: socket.socket) -> None:
     app.mount("/progress", relay.app)  # /progress/ (page), /progress/stream, /progress/static/
     # No lifespan: nothing to start, and a turn that fails stops it without a logged traceback.
     server = uvicorn.Server(uvicorn.Config(app, log_level="info", lifespan="off"))
-    serving = asyncio.create_task(server.serve(sockets=[sock]))
-    logging.info("the page: http://127.0.0.1:%d/progress/", sock.getsockname()[1])
-    async with create_client(card) as client:
+    async with open_client(card) as client:  # the card picks the transport
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        logging.info("the page: http://127.0.0.1:%d/progress/", sock.getsockname()[1])
         await relay.run(client.send_message(user_message(question)))  # or relay.run(follow(...))
     await serving  # browsers can still open the page and replay the turn; Ctrl-C stops
 

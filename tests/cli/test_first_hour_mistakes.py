@@ -11,6 +11,7 @@ from cli_support import (
     web_server,
 )
 
+from a2a_progress.cli import CliError, Flags, fetch_card
 from a2a_progress.cli.arguments import header
 from a2a_progress.cli.errors import ExitCode
 from a2a_progress.serving import serve_agent
@@ -287,3 +288,18 @@ async def test_watch_web_on_a_taken_port_says_which_flag_to_change(
         "choose another with --web-port",
     )
     assert_no_raw_text(result.stderr)
+
+
+async def test_a_scripts_lines_suggest_only_its_own_options() -> None:
+    # fetch_card for a script of yours: watch's --timeout does not exist there.
+    with tcp_listener(None) as listener:
+        with pytest.raises(CliError) as plain:
+            await fetch_card(listener.url, timeout_seconds=0.3)
+        with pytest.raises(CliError) as named:
+            await fetch_card(listener.url, timeout_seconds=0.3, flags=Flags(timeout="--wait"))
+    silent = (
+        f"cannot reach {listener.url}: it accepted the connection but did not answer within 0.3s"
+    )
+    assert plain.value.code == named.value.code == ExitCode.UNREACHABLE
+    assert plain.value.message == f"{silent} (a slow agent, or not an HTTP server?)"
+    assert named.value.message == f"{silent} (a slow agent, or not an HTTP server? raise --wait)"

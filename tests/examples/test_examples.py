@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Final
 
 import pytest
@@ -19,6 +20,7 @@ from google.protobuf.json_format import MessageToJson  # type: ignore[import-unt
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from a2a_progress.serving import build_agent_card
 from support.examples import (
+    BIN,
     ROOT,
     TIMEOUT,
     environment,
@@ -266,3 +268,94 @@ def test_a_caller_without_its_arguments_says_what_it_needs(example: str) -> None
     assert done.returncode == 2
     assert "required" in done.stderr.splitlines()[-1], done.stderr  # the usage line first
     assert "Traceback" not in done.stderr
+
+
+def watch(url: str) -> subprocess.CompletedProcess[str]:
+    """``a2a-progress watch URL anyone?``, from the same shell as the examples."""
+    return subprocess.run(
+        [str(BIN / "a2a-progress"), "watch", url, "anyone?"],
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def _card_in(binding: str) -> dict[str, tuple[str, bytes]]:
+    card = build_agent_card(
+        "pigeon", description="Elsewhere.", http_url="http://127.0.0.1:9", grpc_target=None
+    )
+    for interface in card.supported_interfaces:
+        interface.protocol_binding = binding
+    return {CARD: ("application/json", MessageToJson(card).encode())}
+
+
+@pytest.mark.parametrize(("example", "options"), CALLERS)
+def test_a_caller_of_a_card_in_unknown_transports_says_what_watch_says(
+    example: str, options: tuple[str, ...]
+) -> None:
+    with web_server(_card_in("SLIMRPC")) as url:
+        done = call(example, url, *options)
+        watched = watch(url)
+    assert watched.returncode == done.returncode == 9  # the agent cannot do what was asked
+    [said] = watched.stderr.splitlines()
+    assert said == (
+        "a2a-progress: pigeon offers no transport this client speaks: its card lists 'SLIMRPC', "
+        "this client calls JSONRPC, HTTP+JSON, GRPC"
+    )
+    [line] = done.stderr.splitlines()  # no ValueError traceback
+    assert line == said.replace("a2a-progress: ", f"{example}: ", 1)
+
+
+# -- the example's lines name no option of watch's that the example lacks -----------------------
+
+
+@pytest.mark.parametrize(("example", "options"), CALLERS)
+def test_a_caller_of_a_card_behind_credentials_names_no_header_option(
+    example: str, options: tuple[str, ...]
+) -> None:
+    with web_server(_card_in("JSONRPC"), statuses={CARD: 401}) as url:
+        done = call(example, url, *options)
+        watched = watch(url)
+    assert watched.returncode == done.returncode == 8
+    [said] = watched.stderr.splitlines()
+    assert said.endswith(
+        "answered HTTP 401 Unauthorized (pass credentials with --header, e.g. --header "
+        "Authorization='Bearer ...')"
+    ), said
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"{example}: {url} does not serve an A2A agent: GET {url}{CARD}"), line
+    assert line.endswith(
+        "answered HTTP 401 Unauthorized (it wants credentials, e.g. an Authorization header)"
+    ), line
+
+
+def test_a_caller_given_a_grpc_url_names_no_transport_option() -> None:
+    done = run_example("caller.py", "grpc://127.0.0.1:50051", "anyone?")
+    watched = watch("grpc://127.0.0.1:50051")
+    assert watched.returncode == done.returncode == 2
+    [said] = watched.stderr.splitlines()
+    assert said.endswith("and add --transport grpc to call it over gRPC"), said
+    assert done.stderr.splitlines() == [
+        "caller.py: 'grpc://127.0.0.1:50051' is not an http:// or https:// URL; give the agent's "
+        "HTTP URL (its agent card is served there)"
+    ]
+
+
+def test_watch_json_without_the_command_says_how_to_get_it(tmp_path: Path) -> None:
+    # The [cli] extra not installed, or its virtualenv not active: PATH has no a2a-progress.
+    done = run_example("watch_json.py", "http://127.0.0.1:9", "anyone?", PATH=str(tmp_path))
+    assert done.returncode == 127  # the shell's "command not found", none of watch's codes
+    assert done.stderr.splitlines() == [
+        "watch_json.py: no a2a-progress command on PATH: pip install 'a2a-progress[cli]', or "
+        "activate the virtualenv that has it"
+    ]
+    assert done.stdout == ""
+
+
+def test_watch_json_passes_on_the_help_of_watch() -> None:
+    done = run_example("watch_json.py", "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: a2a-progress watch"), done.stdout
+    assert done.stderr == ""

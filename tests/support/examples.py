@@ -25,8 +25,9 @@ SERVING: Final = re.compile(r"agent card (http://\S+)/\.well-known/agent-card\.j
 
 
 def environment(**extra: str) -> dict[str, str]:
-    """A user's shell: the virtualenv first on PATH, no OpenTelemetry settings of this run."""
-    return without_otel(PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra)
+    """A user's shell: the virtualenv first on PATH (unless ``extra`` sets PATH), no
+    OpenTelemetry settings of this run."""
+    return without_otel(**{"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra})
 
 
 def run_example(example: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -77,16 +77,20 @@ def tcp_listener(reply: bytes | None, *, reset: bool = False) -> Iterator[Listen
 
 
 @contextlib.contextmanager
-def web_server(pages: dict[str, tuple[str, bytes]]) -> Iterator[str]:
+def web_server(
+    pages: dict[str, tuple[str, bytes]], *, statuses: dict[str, int] | None = None
+) -> Iterator[str]:
     """A plain HTTP server on 127.0.0.1 (no A2A anywhere); its base URL.
 
-    It answers a GET of a path in ``pages`` with its ``(content type, body)``, any other with 404.
+    It answers a GET of a path in ``pages`` with its ``(content type, body)``, any other with 404;
+    a path in ``statuses`` with that status (e.g. 401 for a card behind credentials).
     """
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             content_type, body = pages.get(self.path, ("text/html", b"<h1>Not Found</h1>"))
-            self.send_response(200 if self.path in pages else 404)
+            status = 200 if self.path in pages else 404
+            self.send_response((statuses or {}).get(self.path, status))
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

@@ -6,8 +6,10 @@ arguments at all it prints the help and exits 0.
 
 A script that asks an agent can fail as ``watch`` does (``examples/caller.py``): `fetch_card`
 reads the card and raises `CliError` when nothing answers at the URL or it serves no A2A agent
-card; `agent_errors` turns the SDK's errors of the calls that follow into `CliError` too. Its
-text is ``watch``'s one line and its ``code`` is ``watch``'s exit status.
+card; `open_client` makes the client and raises it when the card offers nothing this client can
+call; `agent_errors` turns the SDK's errors of the calls that follow into `CliError` too. Its
+text is ``watch``'s one line and its ``code`` is ``watch``'s exit status; a line suggests an
+option (``watch``'s say "raise --timeout") only when `Flags` names the script's own.
 """
 
 from __future__ import annotations
@@ -19,13 +21,22 @@ from collections.abc import Sequence
 
 import a2a_progress.cli_extra  # without the [cli] extra: one clear line
 import a2a_progress.sdk.v1_only  # noqa: F401 - 1.x only: one clear error on 0.3
-from a2a_progress.cli.agent_client import agent_errors, fetch_card
+from a2a_progress.cli.agent_client import agent_errors, fetch_card, open_client
 from a2a_progress.cli.arguments import PROG, CliParser, Commands, HelpFormatter
 from a2a_progress.cli.commands import COMMANDS
 from a2a_progress.cli.errors import EXIT_CODES_HELP, CliError, ExitCode
+from a2a_progress.cli.reach import Flags
 from a2a_progress.version import __version__
 
-__all__ = ["CliError", "agent_errors", "fetch_card", "main", "tolerate_unencodable_output"]
+__all__ = [
+    "CliError",
+    "Flags",
+    "agent_errors",
+    "fetch_card",
+    "main",
+    "open_client",
+    "tolerate_unencodable_output",
+]
 
 
 def build_parser() -> CliParser:

@@ -22,6 +22,8 @@ from google.protobuf.json_format import ParseError  # type: ignore[import-untype
 from a2a_progress.cli.errors import CliError, ExitCode
 from a2a_progress.cli.reach import (
     CHECK_URL,
+    NO_FLAGS,
+    Flags,
     call_error,
     card_elsewhere,
     card_endpoint_error,
@@ -30,19 +32,29 @@ from a2a_progress.cli.reach import (
     network_error,
     not_json,
 )
-from a2a_progress.serving import Transport, card_with_interfaces, create_client, transport_of
+from a2a_progress.serving import (
+    BINDINGS,
+    Transport,
+    card_with_interfaces,
+    create_client,
+    transport_of,
+)
 
 
-def card_url(url: str) -> str:
+def card_url(url: str, flags: Flags = NO_FLAGS) -> str:
     """Where the agent card of ``url`` is: the URL itself when it names a ``.json`` file."""
-    check_agent_url(url)
+    check_agent_url(url, flags)
     if urlsplit(url).path.endswith(".json"):
         return url
     return url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
 
 
 async def fetch_card(
-    url: str, *, headers: Mapping[str, str] | None = None, timeout_seconds: float = 30.0
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout_seconds: float = 30.0,
+    flags: Flags = NO_FLAGS,
 ) -> AgentCard:
     """The agent card served for ``url``, read as ``a2a-progress watch`` reads it.
 
@@ -54,26 +66,32 @@ async def fetch_card(
         except CliError as error:  # one line naming url, what went wrong and what to do
             sys.exit(f"{error}")
 
+    ``flags``: the options of your program that a line may tell its user to use (`Flags`);
+    by default it names none, where ``watch``'s says e.g. "raise --timeout".
+
     Raises:
         CliError: unreachable (7), not an A2A agent card (8), or a bad URL (2); its text is
-            ``watch``'s one line (it may name ``watch``'s ``--timeout`` or ``--header``) and
-            ``.code`` its exit status.
+            ``watch``'s one line and ``.code`` its exit status.
     """
-    where = card_url(url)
+    where = card_url(url, flags)
     async with httpx.AsyncClient(
         timeout=timeout_seconds, headers=dict(headers or {}), follow_redirects=True
     ) as http:
         try:
             response = await http.get(where)
         except httpx.RequestError as exc:
-            raise network_error(url, exc, timeout=timeout_seconds) from exc
+            raise network_error(url, exc, timeout=timeout_seconds, flags=flags) from exc
         not_an_agent = f"{url} does not serve an A2A agent: GET {where}"
         status = http_status(response.status_code)
         if response.status_code in (401, 403):
+            credentials = (
+                f"pass credentials with {flags.header}, e.g. {flags.header} "
+                "Authorization='Bearer ...'"
+                if flags.header
+                else "it wants credentials, e.g. an Authorization header"
+            )
             raise CliError(
-                f"{not_an_agent} answered HTTP {status} (pass credentials with "
-                "--header, e.g. --header Authorization='Bearer ...')",
-                ExitCode.NOT_AN_AGENT,
+                f"{not_an_agent} answered HTTP {status} ({credentials})", ExitCode.NOT_AN_AGENT
             )
         if response.status_code != 200:
             elsewhere = await card_elsewhere(http, url, AGENT_CARD_WELL_KNOWN_PATH)
@@ -149,12 +167,21 @@ def describe_endpoint(card: AgentCard) -> str:
 def open_client(
     card: AgentCard,
     *,
-    headers: Mapping[str, str],
-    timeout: float,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
     streaming: bool = True,
     polling: bool = False,
 ) -> Client:
-    """A client for ``card`` (close it); the card's interfaces pick the transport."""
+    """A client for ``card`` (close it: ``async with``); the card's interfaces pick the transport.
+
+    `a2a_progress.serving.create_client` with ``watch``'s checks first: a script that calls an
+    agent through it fails as ``watch`` does (``examples/caller.py``). ``headers`` go with
+    every call; ``timeout`` bounds each network operation, in seconds.
+
+    Raises:
+        CliError: the card sends calls to a URL that is not valid (8), or offers no transport
+            this client speaks (9); its text is ``watch``'s one line, ``.code`` its exit status.
+    """
     chosen = chosen_interface(card)
     if chosen is not None and chosen[0] != "grpc":  # a gRPC target is host:port, no scheme
         unusable = card_endpoint_error(card.name or "the agent", chosen[1].url)
@@ -165,25 +192,33 @@ def open_client(
             card, streaming=streaming, polling=polling, headers=headers, timeout=timeout
         )
     except ValueError as exc:
+        listed = list(dict.fromkeys(i.protocol_binding for i in card.supported_interfaces))
+        shown = ", ".join(repr(binding) for binding in listed[:3]) + (
+            f" and {len(listed) - 3} more" if len(listed) > 3 else ""
+        )
         raise CliError(
-            f"{card.name or 'the agent'} offers no transport this client speaks "
-            "(jsonrpc, rest, grpc)",
+            f"{card.name or 'the agent'} offers no transport this client speaks: its card "
+            f"lists {shown}, this client calls {', '.join(BINDINGS.values())}",
             ExitCode.UNSUPPORTED,
         ) from exc
 
 
 @contextlib.contextmanager
 def agent_errors(
-    url: str, *, task_id: str | None = None, timeout: float | None = None
+    url: str,
+    *,
+    task_id: str | None = None,
+    timeout: float | None = None,
+    flags: Flags = NO_FLAGS,
 ) -> Iterator[None]:
     """Turn the SDK's errors during calls to the agent at ``url`` into `CliError`.
 
     A network failure (the agent went away mid-turn, or its card sends calls to an address this
     machine cannot reach), a timeout or an error the agent answered becomes ``watch``'s one
     line and exit status. ``task_id`` names the task in an unknown-task line; ``timeout`` is
-    the seconds a timeout line says.
+    the seconds a timeout line says; ``flags`` the options a line may suggest (`fetch_card`).
     """
     try:
         yield
     except (A2AError, httpx.RequestError) as exc:
-        raise call_error(url, exc, task_id=task_id, timeout=timeout) from exc
+        raise call_error(url, exc, task_id=task_id, timeout=timeout, flags=flags) from exc

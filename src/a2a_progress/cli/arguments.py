@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Final, NoReturn
 
 from a2a_progress.cli.errors import EXIT_CODES_HELP, ExitCode
+from a2a_progress.cli.reach import Flags
 from a2a_progress.serving import TRANSPORTS
 
 PROG: Final = "a2a-progress"
@@ -145,6 +146,10 @@ def header(value: str) -> tuple[str, str]:
             "its VALUE must be printable ASCII (no newline, control or non-ASCII character)"
         )
     return name, content
+
+
+# What the options add_agent_arguments gives are called, for the lines that suggest them.
+AGENT_FLAGS: Final = Flags(timeout="--timeout", header="--header", transport="--transport")
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:

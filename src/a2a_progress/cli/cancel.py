@@ -17,7 +17,13 @@ from a2a.client import Client
 from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, TaskState
 
 from a2a_progress.cli.agent_client import agent_errors, fetch_card, only_transport, open_client
-from a2a_progress.cli.arguments import Commands, add_agent_arguments, text, usage_error
+from a2a_progress.cli.arguments import (
+    AGENT_FLAGS,
+    Commands,
+    add_agent_arguments,
+    text,
+    usage_error,
+)
 from a2a_progress.cli.errors import CliError, ExitCode, state_label
 from a2a_progress.cli.reach import check_agent_url
 from a2a_progress.consumer import TERMINAL_STATES
@@ -41,7 +47,7 @@ def register(commands: Commands) -> None:
 def _run(args: argparse.Namespace) -> int:
     if not args.task_id.strip():
         usage_error(args, "TASK_ID is empty")
-    check_agent_url(args.url)
+    check_agent_url(args.url, AGENT_FLAGS)
     return asyncio.run(
         cancel_task(
             args.url,
@@ -67,7 +73,9 @@ async def cancel_task(
 
     Failures raise `CliError`.
     """
-    card = await fetch_card(url, headers=headers, timeout_seconds=timeout_seconds)
+    card = await fetch_card(
+        url, headers=headers, timeout_seconds=timeout_seconds, flags=AGENT_FLAGS
+    )
     if transport is not None:
         card = only_transport(card, transport)
     async with open_client(
@@ -75,7 +83,7 @@ async def cancel_task(
     ) as client:
         already = False
         try:
-            with agent_errors(url, task_id=task_id, timeout=timeout_seconds):
+            with agent_errors(url, task_id=task_id, timeout=timeout_seconds, flags=AGENT_FLAGS):
                 canceled = await client.cancel_task(CancelTaskRequest(id=task_id))
             state = int(canceled.status.state)
         except CliError as error:
@@ -100,6 +108,6 @@ async def cancel_task(
 
 
 async def _state(client: Client, url: str, task_id: str, timeout_seconds: float) -> int:
-    with agent_errors(url, task_id=task_id, timeout=timeout_seconds):
+    with agent_errors(url, task_id=task_id, timeout=timeout_seconds, flags=AGENT_FLAGS):
         task = await client.get_task(GetTaskRequest(id=task_id))
     return int(task.status.state)

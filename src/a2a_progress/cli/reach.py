@@ -16,6 +16,7 @@ import json
 import re
 import socket
 import ssl
+from dataclasses import dataclass
 from typing import Final, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -30,7 +31,32 @@ _E = TypeVar("_E", bound=BaseException)
 _LOOPBACK_NAMES = frozenset({"localhost", "0.0.0.0"})
 
 
-def check_agent_url(url: str) -> None:
+@dataclass(frozen=True)
+class Flags:
+    """The options of the program that reaches the agent, which its failure lines may suggest.
+
+    ``watch`` and ``cancel`` have ``--timeout``, ``--header`` and ``--transport``, and their lines
+    say e.g. "raise --timeout". A program without such an option (a script of yours, the demo)
+    leaves it None, and no line tells its user to use an option that does not exist.
+    """
+
+    timeout: str | None = None
+    """Raises the seconds to wait for the agent, e.g. ``--timeout``."""
+    header: str | None = None
+    """Sends a header (credentials) with each request, e.g. ``--header``."""
+    transport: str | None = None
+    """Picks the card's transport to call over, e.g. ``--transport``."""
+
+
+NO_FLAGS: Final = Flags()
+
+
+def _raise_timeout(flags: Flags) -> str:
+    """`` raise --timeout`` when the program has a timeout option, else nothing."""
+    return f" raise {flags.timeout}" if flags.timeout else ""
+
+
+def check_agent_url(url: str, flags: Flags = NO_FLAGS) -> None:
     """Refuse (exit 2) a URL a client cannot call, suggesting the one the user meant.
 
     ``localhost:9999`` -> ``did you mean http://localhost:9999?``
@@ -52,10 +78,9 @@ def check_agent_url(url: str) -> None:
     if parts.scheme in ("http", "https"):
         message = f"{url!r} is not a complete {parts.scheme}:// URL"
     if parts.scheme.lower() in ("grpc", "grpcs"):
-        message += (
-            "; give the agent's HTTP URL (its agent card is served there) and add "
-            "--transport grpc to call it over gRPC"
-        )
+        message += "; give the agent's HTTP URL (its agent card is served there)"
+        if flags.transport:
+            message += f" and add {flags.transport} grpc to call it over gRPC"
     elif (suggestion := _suggest_url(url.strip())) is not None:
         message += f"; did you mean {suggestion}?"
     raise CliError(message, ExitCode.USAGE)
@@ -176,19 +201,21 @@ def _is_local(host: str) -> bool:
     return address.is_loopback or address.is_private
 
 
-def network_error(url: str, error: httpx.RequestError, *, timeout: float | None) -> CliError:
+def network_error(
+    url: str, error: httpx.RequestError, *, timeout: float | None, flags: Flags = NO_FLAGS
+) -> CliError:
     """The line for a request to ``url`` that failed below HTTP (or got no HTTP at all)."""
     host = urlsplit(url).netloc or url
     if isinstance(error, httpx.ConnectTimeout):
         return CliError(
             f"cannot reach {url}: it did not accept a connection{_within(timeout)} "
-            "(a firewall, or a host that is down? raise --timeout)",
+            f"(a firewall, or a host that is down?{_raise_timeout(flags)})",
             ExitCode.UNREACHABLE,
         )
     if isinstance(error, httpx.TimeoutException):
         return CliError(
             f"cannot reach {url}: it accepted the connection but did not answer"
-            f"{_within(timeout)} (a slow agent, or not an HTTP server? raise --timeout)",
+            f"{_within(timeout)} (a slow agent, or not an HTTP server?{_raise_timeout(flags)})",
             ExitCode.UNREACHABLE,
         )
     reset = _in_chain(error, ConnectionResetError) is not None
@@ -308,7 +335,12 @@ async def card_elsewhere(http_client: httpx.AsyncClient, url: str, card_path: st
 
 
 def call_error(
-    url: str, error: Exception, *, task_id: str | None, timeout: float | None
+    url: str,
+    error: Exception,
+    *,
+    task_id: str | None,
+    timeout: float | None,
+    flags: Flags = NO_FLAGS,
 ) -> CliError:
     """The line for a call to the agent at ``url`` that the SDK failed with ``error``."""
     if isinstance(error, TaskNotFoundError):
@@ -317,11 +349,12 @@ def call_error(
         return CliError(f"task {task_id!r} at {url} can no longer be canceled", ExitCode.ENDED)
     if isinstance(error, A2AClientTimeoutError):
         return CliError(
-            f"{url} did not answer{_within(timeout)} (raise --timeout)", ExitCode.UNREACHABLE
+            f"{url} did not answer{_within(timeout)} (a slow agent?{_raise_timeout(flags)})",
+            ExitCode.UNREACHABLE,
         )
     network = error if isinstance(error, httpx.RequestError) else error.__cause__
     if isinstance(network, httpx.RequestError):
-        return _call_network_error(url, network, timeout)
+        return _call_network_error(url, network, timeout, flags)
     cause = error.__cause__
     if isinstance(cause, httpx.HTTPStatusError):
         status = cause.response.status_code
@@ -383,18 +416,20 @@ def _grpc_never_connected(url: str, details: str) -> CliError | None:
     )
 
 
-def _call_network_error(url: str, error: httpx.RequestError, timeout: float | None) -> CliError:
+def _call_network_error(
+    url: str, error: httpx.RequestError, timeout: float | None, flags: Flags
+) -> CliError:
     """A call that failed on the network: mid-call, or where the agent card points calls."""
     try:
         called = error.request.url
     except RuntimeError:  # no request attached: the user's URL is all there is to name
-        return _lost(url, error, timeout)
+        return _lost(url, error, timeout, flags)
     endpoint = f"{called.scheme}://{called.netloc.decode()}"
     if urlsplit(url).netloc == called.netloc.decode():
-        return _lost(url, error, timeout)
+        return _lost(url, error, timeout, flags)
     # The card was read at URL, but it sends calls elsewhere and that place cannot be reached:
     # agents in containers or bound to 0.0.0.0 often advertise a URL only they can reach.
-    reached = network_error(endpoint, error, timeout=timeout)
+    reached = network_error(endpoint, error, timeout=timeout, flags=flags)
     return CliError(
         f"{reached.message}; the agent card at {url} sends calls there (is the URL in the card "
         "right for this machine?)",
@@ -402,14 +437,14 @@ def _call_network_error(url: str, error: httpx.RequestError, timeout: float | No
     )
 
 
-def _lost(url: str, error: httpx.RequestError, timeout: float | None) -> CliError:
+def _lost(url: str, error: httpx.RequestError, timeout: float | None, flags: Flags) -> CliError:
     """A network failure in the middle of a call: the connection was lost, not never made."""
     if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return CliError(
             f"lost connection to {url}: it closed the connection in the middle of the call",
             ExitCode.UNREACHABLE,
         )
-    reached = network_error(url, error, timeout=timeout)
+    reached = network_error(url, error, timeout=timeout, flags=flags)
     message = reached.message.replace(f"cannot reach {url}", f"lost connection to {url}", 1)
     return CliError(message, reached.code)
 

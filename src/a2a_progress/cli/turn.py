@@ -18,6 +18,7 @@ from a2a.types.a2a_pb2 import (
 
 from a2a_progress.cli.agent_client import agent_errors
 from a2a_progress.cli.errors import CliError, ExitCode, exit_code_for_state, state_label
+from a2a_progress.cli.reach import NO_FLAGS, Flags
 from a2a_progress.cli.view.sink import ProgressSink
 from a2a_progress.consumer import (
     INTERRUPTED_STATES,
@@ -56,6 +57,8 @@ async def follow_turn(
     *,
     url: str,
     task: TaskRef | None = None,
+    timeout_seconds: float | None = None,
+    flags: Flags = NO_FLAGS,
 ) -> TurnOutcome:
     """Show a turn's events on ``sink`` until it ends; return how it ended.
 
@@ -64,14 +67,15 @@ async def follow_turn(
     once: if it has ended, its final state is shown and returned instead of the error, with the
     error's message (redacted, bounded) as the outcome's ``error``.
     ``task`` (given or learnt from the events) says which task the turn is, also to the caller
-    when the turn is cut short.
+    when the turn is cut short. ``timeout_seconds`` and ``flags``: `agent_errors`' ``timeout``
+    and ``flags``.
     """
     task = task or TaskRef()
     given = task.id
     assembler = ProgressAssembler()
     outcome: TurnOutcome | None = None
     try:
-        with agent_errors(url, task_id=given):
+        with agent_errors(url, task_id=given, timeout=timeout_seconds, flags=flags):
             async for item in follow(task.tap(events), assembler=assembler):
                 sink.update(item)
                 if isinstance(item, TurnOutcome) and outcome is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import shlex
 import sys
 from collections.abc import AsyncIterator, Mapping
@@ -35,6 +36,7 @@ from a2a_progress.cli.agent_client import (
     open_client,
 )
 from a2a_progress.cli.arguments import (
+    AGENT_FLAGS,
     PROG,
     Commands,
     add_agent_arguments,
@@ -132,7 +134,7 @@ def _run(args: argparse.Namespace) -> int:
         usage_error(args, "MESSAGE is empty: say what the agent should do")
     if args.interval is not None and poll is None:
         usage_error(args, "--interval needs --poll (streaming and --subscribe do not poll)")
-    check_agent_url(args.url)
+    check_agent_url(args.url, AGENT_FLAGS)
     options = WatchOptions(
         url=args.url,
         message=args.message,
@@ -201,7 +203,7 @@ async def _ended_task(client: Client, options: WatchOptions) -> Task | None:
     task_id = options.subscribe or options.poll
     if not task_id:
         return None
-    with agent_errors(options.url, task_id=task_id, timeout=options.timeout):
+    with agent_errors(options.url, task_id=task_id, timeout=options.timeout, flags=AGENT_FLAGS):
         task = await client.get_task(GetTaskRequest(id=task_id))
     return task if task.status.state in TERMINAL_STATES else None
 
@@ -249,7 +251,9 @@ def _traced(options: WatchOptions) -> contextlib.AbstractContextManager[None]:
 async def _watch(
     options: WatchOptions, console: Console, json_lines: JsonLines | None, stdout: TextIO
 ) -> TurnOutcome:
-    card = await fetch_card(options.url, headers=options.headers, timeout_seconds=options.timeout)
+    card = await fetch_card(
+        options.url, headers=options.headers, timeout_seconds=options.timeout, flags=AGENT_FLAGS
+    )
     if options.transport is not None:
         card = only_transport(card, options.transport)
     options = _fit_to_card(card, options)
@@ -271,21 +275,26 @@ async def _watch(
             title=card.name or options.url,
             request=options.message or "",
         )
+        turn = functools.partial(
+            follow_turn,
+            client,
+            events,
+            url=options.url,
+            task=task,
+            timeout_seconds=options.timeout,
+            flags=AGENT_FLAGS,
+        )
         try:
             async with web as panel:
                 if json_lines is not None:
                     json_lines.progress_extension = declares_progress_extension(card)
-                    outcome = await follow_turn(
-                        client, events, panel.tee(json_lines), url=options.url, task=task
-                    )
+                    outcome = await turn(panel.tee(json_lines))
                 else:
                     _announce(console, card, options, ended)
                     attached = options.subscribe is not None or bool(options.poll)
                     title = card.name or options.url
                     with LiveView(console, title=title, attached=attached) as view:
-                        outcome = await follow_turn(
-                            client, events, panel.tee(view), url=options.url, task=task
-                        )
+                        outcome = await turn(panel.tee(view))
                 await panel.hold()
                 return outcome
         except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels this task
