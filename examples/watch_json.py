@@ -4,6 +4,7 @@ python examples/watch_json.py http://127.0.0.1:9999 "Why is the deploy blocked?"
 """
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -20,6 +21,9 @@ except FileNotFoundError:  # 127, the shell's "command not found": none of watch
         file=sys.stderr,
     )
     sys.exit(127)
+# Ctrl-C reaches watch too (same process group): it writes an "error" object saying how to go
+# back to the task and exits 130. This script reads that as any outcome, not as a traceback.
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # after Popen: watch keeps its own Ctrl-C
 assert watch.stdout is not None
 for line in watch.stdout:
     if not line.startswith("{"):  # not an object: the text of --help or --version

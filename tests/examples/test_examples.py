@@ -8,7 +8,10 @@ The README's quick-start blocks are these files, byte for byte.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +24,7 @@ from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from a2a_progress.serving import build_agent_card
 from support.examples import (
     BIN,
+    EXAMPLES,
     ROOT,
     TIMEOUT,
     environment,
@@ -30,7 +34,7 @@ from support.examples import (
 )
 from support.listeners import web_server
 from support.otlp import SDK_SCOPE, bridge_spans
-from support.processes import free_port, taken_port
+from support.processes import free_port, python_path, taken_port
 
 CALLEE_OUTPUT: Final = """\
   1 thinking           running  The user wants the deploy status; check CI first.
@@ -359,3 +363,38 @@ def test_watch_json_passes_on_the_help_of_watch() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: a2a-progress watch"), done.stdout
     assert done.stderr == ""
+
+
+# support.chain_agent's request: no next agent, and its tool waits forever.
+HOLD: Final = json.dumps({"route": [], "hold": True})
+
+
+def test_watch_json_stopped_with_ctrl_c_ends_on_watchs_error_line() -> None:
+    # An agent whose tool never ends; Ctrl-C in the terminal signals the whole process group.
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "support.chain_agent", "held"],
+        env=environment(PYTHONPATH=python_path()),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert agent.stdout is not None
+        url = f"http://127.0.0.1:{agent.stdout.readline().split()[1]}"
+        held = subprocess.Popen(
+            [sys.executable, str(EXAMPLES / "watch_json.py"), url, HOLD],
+            env=environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # a terminal's foreground process group of its own
+        )
+        assert held.stdout is not None
+        assert held.stdout.readline() == "running tool_held \n"  # the tool runs: the turn is on
+        os.killpg(held.pid, signal.SIGINT)
+        out, err = held.communicate(timeout=TIMEOUT)
+    finally:
+        agent.terminate()
+        agent.wait(TIMEOUT)
+    assert held.returncode == 130, err  # watch's "interrupted"
+    assert "Traceback" not in err
+    assert out.splitlines()[-1].startswith("error: interrupted: task "), out
