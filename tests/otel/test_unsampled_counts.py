@@ -345,18 +345,23 @@ def test_the_generated_streams_reach_every_outcome() -> None:
 def test_the_comparison_catches_a_counting_path_that_skips_the_window(
     monkeypatch: pytest.MonkeyPatch, observer: str
 ) -> None:
-    """Most updates of a turn nobody records are counted by `ProgressAssembler.count_working`
-    alone: broken (repeats taken as new), the counts differ from a recorded turn's."""
-    monkeypatch.setattr(ProgressAssembler, "count_working", count_without_window)
+    """Most updates of a turn, recorded or not, are consumed by
+    `ProgressAssembler.count_working` alone: broken (repeats taken as new), the counts of
+    both turns differ from the full consumer path's, which never takes that shortcut."""
     # The callee counts what its emitter hands over, beside a bare update (as enqueued).
     handed = observer == conv.OBSERVER_CALLEE
     events: list[A2AEvent] = [
         event.status_update if handed and event.HasField("status_update") else event
         for event in _REACHING
     ]
-    assert _counts(events, recorded=False, observer=observer, handed=handed) != _counts(
-        events, recorded=True, observer=observer, handed=handed
-    )
+    expected = _consumer_counts(events, observer=observer)
+    for recorded in (True, False):
+        counts = _counts(events, recorded=recorded, observer=observer, handed=handed)
+        assert _envelope_counts(counts) == expected
+    monkeypatch.setattr(ProgressAssembler, "count_working", count_without_window)
+    for recorded in (True, False):
+        counts = _counts(events, recorded=recorded, observer=observer, handed=handed)
+        assert _envelope_counts(counts) != expected
 
 
 _HEX = "0123456789abcdef"

@@ -20,6 +20,7 @@ from a2a_progress.consumer import (
     Outcome,
     ProgressAssembler,
     TurnOutcome,
+    Update,
     error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
@@ -44,7 +45,6 @@ from a2a_progress.sdk.adapter import (
     A2AEvent,
     view_event,
     working_envelope,
-    working_update,
 )
 from a2a_progress.sdk.views import EventKind, EventView, TaskState, state_name
 
@@ -113,7 +113,9 @@ class TurnTelemetry:
             dialects=None if observer == conv.OBSERVER_CALLER else "none",
             on_accepted=self._accepted,
         )
-        self._feed_working = self._assembler.feed_working  # bound once: once per update
+        # Bound once: once per update.
+        self._feed_working = self._assembler.feed_working
+        self._count_working = self._assembler.count_working
         # The event being fed (caller): a status update may announce the callee's span (a 0.2.x
         # callee's: in its view's message, or, read without a view, its envelope Part).
         self._fed: object = None
@@ -179,52 +181,65 @@ class TurnTelemetry:
             # The callee's own emitter hands over the envelope of the update it is enqueuing.
             # handed_envelope(), inlined: once per update the agent enqueues.
             offer = offered() if self._callee else None
-            handed = offer.pop() if offer else None
-            working = False
-            if handed is None:
-                # Most events: a WORKING update whose one Part carries an envelope. The rules
-                # need no more of it; its Part is read again only if it opens a tool call.
-                read = working_envelope(event)
-                if read is not None:
-                    task_id, status_update, envelope, self._part = read
-                    context_id = status_update.context_id
-                    fallback, working = "", True
-                    if self._read_turn:
-                        self._read_turn = False
-                        self._turn_elsewhere = records_turn(event, self._trace_id())
-            elif (ids := working_update(event)) is not None:
-                # Its WORKING update: everything the assembler reads from it is known already.
-                task_id, context_id = ids
-                envelope, fallback, _, _ = handed
-                working = True
-            if working:
-                if self._task_id is None or self._context_id is None:
-                    self._note_ids(task_id, context_id)
-                self._state = _WORKING
-                # No time: tool calls are timed on the bridge's clock; no agent time kept is read.
-                updates = self._feed_working(task_id, context_id, None, envelope, fallback)
+            status_update: Any = None
+            if offer:
+                # Its WORKING update, with the envelope and the ids the emitter built it from
+                # (what counting.py trusts too): nothing of the event needs reading.
+                envelope, fallback, task_id, context_id = offer.pop()
             else:
-                self._part = None
-                view = self._view = view_event(event)
-                if self._read_turn and view.kind is EventKind.STATUS_UPDATE:
+                # Most events: a WORKING update whose one Part carries an envelope. The rules
+                # need no more of it; its Part is read again only if it opens a tool call, its
+                # context id only if the turn lacks it or the norm's shortcut declines.
+                read = working_envelope(event)
+                if read is None:
+                    self._view_fed(event)
+                    return self._opened
+                task_id, status_update, envelope, self._part = read
+                fallback = context_id = ""
+                if self._read_turn:
                     self._read_turn = False
                     self._turn_elsewhere = records_turn(event, self._trace_id())
-                # Before feeding: the tool spans it opens are labelled with the ids.
-                if self._task_id is None or self._context_id is None:
-                    self._note_ids(view.task_id, view.context_id)
-                updates = self._assembler.feed_view(
-                    view, envelope=None if handed is None else handed[0]
-                )
-                if view.state:
-                    self._state = view.state
-            for update in updates:
-                if isinstance(update, TurnOutcome):
-                    self._outcome(update)
-                elif self._recording:  # a degraded update: accepted ones went to _accepted
-                    self._event(conv.EVENT_TEXT, {conv.DEGRADED: True}, update.fallback)
+            if self._task_id is None or self._context_id is None:
+                if status_update is not None:
+                    context_id = status_update.context_id
+                self._note_ids(task_id, context_id)
+            self._state = _WORKING
+            # The norm (a live turn's new envelope) is consumed with the rules' shortcut, and
+            # its effects handed here as on_accepted would: one call, no list of updates.
+            tracked = self._count_working(task_id, envelope)
+            if tracked is not None:
+                self._accepted(envelope, *tracked)
+                return self._opened
+            if status_update is not None:
+                context_id = status_update.context_id
+            # No time: tool calls are timed on the bridge's clock; no agent time kept is read.
+            self._updates(self._feed_working(task_id, context_id, None, envelope, fallback))
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
         return self._opened
+
+    def _view_fed(self, event: A2AEvent) -> None:
+        """`feed` of an event other than a WORKING update of one envelope Part: read whole."""
+        self._part = None
+        view = self._view = view_event(event)
+        if self._read_turn and view.kind is EventKind.STATUS_UPDATE:
+            self._read_turn = False
+            self._turn_elsewhere = records_turn(event, self._trace_id())
+        # Before feeding: the tool spans it opens are labelled with the ids.
+        if self._task_id is None or self._context_id is None:
+            self._note_ids(view.task_id, view.context_id)
+        self._updates(self._assembler.feed_view(view))
+        if view.state:
+            self._state = view.state
+
+    def _updates(self, updates: list[Update]) -> None:
+        """What the assembler gave back: turn outcomes, degraded updates (accepted envelopes
+        went to `_accepted`)."""
+        for update in updates:
+            if isinstance(update, TurnOutcome):
+                self._outcome(update)
+            elif self._recording:  # a degraded update
+                self._event(conv.EVENT_TEXT, {conv.DEGRADED: True}, update.fallback)
 
     def end(
         self,
@@ -353,14 +368,18 @@ class TurnTelemetry:
             self._open_tool(call)
         if kind is not _TOOL_CALL and self._recording:
             tool = self._tools.get(id(call)) if call is not None else None
-            # An event, unless it is a thinking or text event of the turn's span that the
-            # callee's turn span (announced) carries; with content, _event() leaves it out but
-            # keeps its text for gen_ai.output.messages.
+            # An event, unless it is one of a call the callee records (its span has it), or a
+            # thinking or text event of the turn's span that the callee's turn span (announced)
+            # carries; with content, _event() leaves that out but keeps its text for
+            # gen_ai.output.messages.
             if (
-                tool is not None
-                or not self._turn_elsewhere
-                or (kind is not _THINKING and kind is not _TEXT)
-                or self._capture_content
+                type(tool) is not AnnouncedCall
+                if tool is not None
+                else (
+                    not self._turn_elsewhere
+                    or (kind is not _THINKING and kind is not _TEXT)
+                    or self._capture_content
+                )
             ):
                 attributes: dict[str, Any] = {}
                 seq = envelope.seq
