@@ -53,7 +53,8 @@ if __name__ == "__main__":
             "choose another with --port (0 picks a free one)"
         )
     try:
-        with contextlib.suppress(KeyboardInterrupt), agent_errors(args.agent_url):
+        # Ctrl-C stops serving, quietly: suppressed before agent_errors would report it.
+        with agent_errors(args.agent_url), contextlib.suppress(KeyboardInterrupt):
             asyncio.run(main(args.agent_url, args.question, listening))
     except CliError as error:  # nothing answers at the URL, it is no A2A agent...: watch's line
         print(f"web_app.py: {error}", file=sys.stderr)

@@ -8,12 +8,14 @@ The README's quick-start blocks are these files, byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -369,8 +371,9 @@ def test_watch_json_passes_on_the_help_of_watch() -> None:
 HOLD: Final = json.dumps({"route": [], "hold": True})
 
 
-def test_watch_json_stopped_with_ctrl_c_ends_on_watchs_error_line() -> None:
-    # An agent whose tool never ends; Ctrl-C in the terminal signals the whole process group.
+@contextlib.contextmanager
+def held_agent() -> Iterator[str]:
+    """An agent whose tool never ends (``support.chain_agent``); its URL."""
     agent = subprocess.Popen(
         [sys.executable, "-m", "support.chain_agent", "held"],
         env=environment(PYTHONPATH=python_path()),
@@ -379,22 +382,49 @@ def test_watch_json_stopped_with_ctrl_c_ends_on_watchs_error_line() -> None:
     )
     try:
         assert agent.stdout is not None
-        url = f"http://127.0.0.1:{agent.stdout.readline().split()[1]}"
-        held = subprocess.Popen(
-            [sys.executable, str(EXAMPLES / "watch_json.py"), url, HOLD],
-            env=environment(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # a terminal's foreground process group of its own
-        )
-        assert held.stdout is not None
-        assert held.stdout.readline() == "running tool_held \n"  # the tool runs: the turn is on
-        os.killpg(held.pid, signal.SIGINT)
-        out, err = held.communicate(timeout=TIMEOUT)
+        yield f"http://127.0.0.1:{agent.stdout.readline().split()[1]}"
     finally:
         agent.terminate()
         agent.wait(TIMEOUT)
-    assert held.returncode == 130, err  # watch's "interrupted"
-    assert "Traceback" not in err
-    assert out.splitlines()[-1].startswith("error: interrupted: task "), out
+
+
+def ctrl_c(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` as a terminal's foreground job; press Ctrl-C (SIGINT to its process group)
+    once it printed its first line; what it printed, and its exit status."""
+    running = subprocess.Popen(
+        command,
+        env=environment(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a shell's job
+    )
+    assert running.stdout is not None
+    first = running.stdout.readline()  # the turn is on: its tool has started (or its thinking)
+    os.killpg(running.pid, signal.SIGINT)
+    out, err = running.communicate(timeout=TIMEOUT)
+    return subprocess.CompletedProcess(command, running.returncode, first + out, err)
+
+
+def test_watch_json_stopped_with_ctrl_c_ends_on_watchs_error_line() -> None:
+    with held_agent() as url:
+        done = ctrl_c([sys.executable, str(EXAMPLES / "watch_json.py"), url, HOLD])
+    assert done.stdout.splitlines()[0] == "running tool_held "
+    assert done.returncode == 130, done.stderr  # watch's "interrupted"
+    assert "Traceback" not in done.stderr
+    assert done.stdout.splitlines()[-1].startswith("error: interrupted: task "), done.stdout
+
+
+@pytest.mark.parametrize(("example", "options"), [CALLERS[0], CALLERS[2]])
+def test_a_caller_stopped_with_ctrl_c_says_so_in_one_line(
+    example: str, options: tuple[str, ...]
+) -> None:
+    with held_agent() as url, OtlpReceiver(grpc_port=None) as receiver:
+        done = ctrl_c(
+            [sys.executable, str(EXAMPLES / example), url, HOLD, *options],
+            OTEL_EXPORTER_OTLP_ENDPOINT=receiver.http_endpoint,
+        )
+    assert done.returncode == 130, done.stderr  # as `a2a-progress watch`
+    assert done.stderr.splitlines() == [
+        f"{example}: interrupted: stopped calling {url}; the agent may still be working on the task"
+    ]

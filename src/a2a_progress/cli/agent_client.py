@@ -217,8 +217,15 @@ def agent_errors(
     machine cannot reach), a timeout or an error the agent answered becomes ``watch``'s one
     line and exit status. ``task_id`` names the task in an unknown-task line; ``timeout`` is
     the seconds a timeout line says; ``flags`` the options a line may suggest (`fetch_card`).
+    Ctrl-C (a ``KeyboardInterrupt``, as ``asyncio.run`` raises it) becomes one line too, exit
+    130, in place of the traceback of every coroutine it stopped.
     """
     try:
         yield
     except (A2AError, httpx.RequestError) as exc:
         raise call_error(url, exc, task_id=task_id, timeout=timeout, flags=flags) from exc
+    except KeyboardInterrupt as exc:
+        raise CliError(
+            f"interrupted: stopped calling {url}; the agent may still be working on the task",
+            ExitCode.INTERRUPTED,
+        ) from exc
