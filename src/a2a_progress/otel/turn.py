@@ -208,7 +208,8 @@ class TurnTelemetry:
             # its effects handed here as on_accepted would: one call, no list of updates.
             tracked = self._count_working(task_id, envelope)
             if tracked is not None:
-                self._accepted(envelope, *tracked)
+                call, opened, closed = tracked  # unpacked: a call with *args costs a tuple
+                self._accepted(envelope, call, opened, closed)
                 return self._opened
             if status_update is not None:
                 context_id = status_update.context_id
