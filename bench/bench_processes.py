@@ -526,7 +526,10 @@ async def _timed(
     timer or batch size says: without the flush, how much of the turn's export fell inside the
     count depended on how fast the machine ran (valgrind's slowness and the machine's load),
     and the spans that end last (the turn spans, with their events) were never counted."""
-    client: Any = create_client(card)
+    # Under callgrind (profile_processes.py) both processes run many times slower: at a load
+    # of 7 a turn's first response took longer than the client's default 30 s read timeout.
+    slow = os.environ.get(PROBE_ENV) == "callgrind"
+    client: Any = create_client(card, timeout=None if slow else 30.0)
     here = Probe()
     try:
         await turn(client, 1)  # connections set up, outside the clock
