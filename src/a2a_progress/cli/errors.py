@@ -53,8 +53,9 @@ exit codes:
   6    the stream ended before the task did (no terminal state seen)
   7    cannot reach the agent (connection refused, DNS, timeout, network error)
   8    the URL does not serve an A2A agent card
-  9    the agent cannot do what was asked (no streaming, unknown task id, protocol error)
-  10   cannot listen: the port is taken (traces, serve-demo)
+  9    the agent cannot do what was asked (no streaming, unknown task id, protocol error,
+       no transport this client speaks)
+  10   cannot listen: the port is taken (traces, serve-demo, --web-port)
   11   cancel: the task had already ended (completed, failed or rejected): nothing to cancel
   130  interrupted (Ctrl-C)
   141  stdout was closed early (e.g. piped into head)"""
