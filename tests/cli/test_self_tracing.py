@@ -147,3 +147,34 @@ def test_demo_otlp_exports_every_agent_there(tmp_path: Path) -> None:
         assert f"Also exported to {receiver.http_endpoint}" in done.stdout
         spans = receiver.wait_for_spans(lambda spans: {s.service_name for s in spans} == services)
     assert len({s.trace_id for s in spans}) == 1
+
+
+OTLP_URL: Final = (
+    "--otlp takes an OTLP/HTTP URL (a collector's, or `a2a-progress traces`' http://127.0.0.1:4318)"
+)
+
+
+def test_watch_otlp_at_a_server_that_is_no_otlp_receiver_says_so_and_watches_untraced() -> None:
+    # The agent's own URL: it answers HTTP, but no OTLP export (415 at /v1/traces).
+    with serving("callee.py") as url:
+        done = cli("watch", url, "Why?", "--otlp", url)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"a2a-progress: not tracing: {url} is no OTLP/HTTP receiver: POST {url}/v1/traces "
+        f"answered HTTP 415 Unsupported Media Type; {OTLP_URL}\n"
+    )  # not the exporter's retries, nor "trace ... sent to" a place that refused it
+    assert "outcome: completed" in done.stdout
+
+
+def test_watch_otlp_at_an_otlp_grpc_port_says_so_and_watches_untraced() -> None:
+    # `a2a-progress traces` prints both ports: the gRPC one is the likely slip.
+    with OtlpReceiver() as receiver, serving("callee.py") as url:
+        grpc = f"http://{receiver.grpc_endpoint}"
+        done = cli("watch", url, "Why?", "--otlp", grpc)
+        received = receiver.spans()
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"a2a-progress: not tracing: {grpc} does not answer HTTP/1.1 (is it an OTLP/gRPC "
+        f"port?); {OTLP_URL}\n"
+    )
+    assert received == []

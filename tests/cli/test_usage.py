@@ -22,6 +22,9 @@ from a2a_progress.cli.errors import ExitCode
         (["watch", "http://x", "hi", "--web-port", "abc"], "--web-port: not a port number: 'abc'"),
         (["watch", "http://x", "hi", "--web-port", "70000"], "must be 0 to 65535, not 70000"),
         (["watch", "http://x", "hi", "--timeout", "soon"], "--timeout: not a number: 'soon'"),
+        (["watch", "http://x", "hi", "--otlp", "http://[::1"], "--otlp: 'http://[::1' is not a"),
+        (["watch", "http://x", "hi", "--otlp", "grpc://x:4317"], "is not an OTLP/HTTP URL"),
+        (["demo", "--otlp", "http://x:99999"], "its port must be a number from 1 to 65535"),
         (["traces", "--http-port", "abc"], "--http-port: not a port number: 'abc'"),
         (["traces", "--quiet-period", "x"], "--quiet-period: not a number: 'x'"),
         # Bytes a non-UTF-8 terminal wrote reach Python as lone surrogates: nothing can send them.

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Final, NoReturn
 
-from a2a_progress.cli.errors import EXIT_CODES_HELP, ExitCode
-from a2a_progress.cli.reach import Flags
+from a2a_progress.cli.errors import EXIT_CODES_HELP, CliError, ExitCode
+from a2a_progress.cli.reach import Flags, check_agent_url
 from a2a_progress.serving import TRANSPORTS
 
 PROG: Final = "a2a-progress"
@@ -176,10 +176,25 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def otlp_url(value: str) -> str:
+    """An argument type: an OTLP/HTTP URL a client can call (``host:port`` means http://)."""
+    url = value if "://" in value else f"http://{value}"
+    if not value.strip() or url.split("://", 1)[0].lower() not in ("http", "https"):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an OTLP/HTTP URL; give e.g. http://127.0.0.1:4318"
+        )
+    try:
+        check_agent_url(url)
+    except CliError as error:  # it does not parse, a port out of range...
+        raise argparse.ArgumentTypeError(error.message) from None
+    return value
+
+
 def add_otlp_argument(parser: argparse.ArgumentParser) -> None:
     """``--otlp URL``: trace this command itself, exporting over OTLP/HTTP to URL."""
     parser.add_argument(
         "--otlp",
+        type=otlp_url,
         metavar="URL",
         help="trace this command too: export its spans over OTLP/HTTP to URL, e.g. "
         "http://127.0.0.1:4318 (`a2a-progress traces` or a collector), so the agent's spans "

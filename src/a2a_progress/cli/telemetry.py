@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Final, TextIO
 from urllib.parse import urlsplit
 
+import httpx
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
     OTLPSpanExporter as HttpSpanExporter,
@@ -29,6 +30,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.trace import NoOpTracerProvider, Tracer
 
+from a2a_progress.cli.reach import http_status, network_error
 from a2a_progress.otel import A2AProgressInstrumentor
 from a2a_progress.version import __version__
 
@@ -84,6 +86,48 @@ def endpoint_reachable(endpoint: str, timeout_seconds: float = 0.5) -> bool:
             return True
     except OSError:
         return False
+
+
+# What a server answers to an OTLP export when it is no OTLP/HTTP receiver at all: it has no
+# such path, or takes no POST, or no protobuf there (an A2A agent: 415). Any other status, 401
+# or 403 among them (the exporter sends OTEL_EXPORTER_OTLP_HEADERS, the probe does not), is
+# left to the exporter.
+_NOT_OTLP: Final = frozenset({404, 405, 415})
+_TO_DO: Final = (
+    "--otlp takes an OTLP/HTTP URL (a collector's, or `a2a-progress traces`' http://127.0.0.1:4318)"
+)
+
+
+def otlp_http_problem(endpoint: str, timeout_seconds: float = 2.0) -> str | None:
+    """Why ``endpoint`` cannot take OTLP/HTTP traces, or None when it may.
+
+    An empty export request (no spans) is posted to its traces URL: an OTLP/HTTP receiver
+    accepts it; nothing listening, a server that does not answer HTTP/1.1 (an OTLP/gRPC port)
+    or one without that route (an agent's URL) is said at once, rather than by the exporter's
+    retries and raw errors when the command ends.
+    """
+    if not endpoint_reachable(endpoint):
+        return (
+            f"nothing answers at {endpoint} (start `a2a-progress traces` or your collector first)"
+        )
+    url = otlp_traces_url(endpoint)
+    try:
+        response = httpx.post(
+            url,
+            content=b"",
+            headers={"Content-Type": "application/x-protobuf"},
+            timeout=timeout_seconds,
+        )
+    except (httpx.RemoteProtocolError, httpx.ReadError):
+        return f"{endpoint} does not answer HTTP/1.1 (is it an OTLP/gRPC port?); {_TO_DO}"
+    except httpx.TimeoutException:
+        return f"{endpoint} did not answer an OTLP/HTTP request within {timeout_seconds:g}s"
+    except httpx.RequestError as error:  # TLS to a plain-HTTP port, an untrusted certificate...
+        return network_error(endpoint, error, timeout=timeout_seconds).message
+    if response.status_code in _NOT_OTLP:
+        status = http_status(response.status_code)
+        return f"{endpoint} is no OTLP/HTTP receiver: POST {url} answered HTTP {status}; {_TO_DO}"
+    return None
 
 
 def _env_exporter() -> SpanExporter:
@@ -191,19 +235,16 @@ def traced_command(command: str, otlp: str | None, report: TextIO) -> Iterator[N
 
     Its A2A calls become that span's children (the instrumentor's call and tool spans), and the
     agent's spans, which continue the call's trace context, land in the same trace. Nothing is
-    traced without ``otlp``. When nothing answers at ``otlp`` that is said once on ``report``
-    and the command runs untraced, rather than retrying a dead endpoint at exit. At the end,
+    traced without ``otlp``. When ``otlp`` cannot take OTLP/HTTP (`otlp_http_problem`) that is
+    said once on ``report`` and the command runs untraced, rather than retried at exit. At the end,
     ``report`` gets the trace id and where it went.
     """
     if otlp is None:
         yield
         return
-    if not endpoint_reachable(otlp):
-        print(
-            f"a2a-progress: not tracing: nothing answers at {otlp} (start `a2a-progress "
-            "traces` or your collector first)",
-            file=report,
-        )
+    problem = otlp_http_problem(otlp)
+    if problem is not None:
+        print(f"a2a-progress: not tracing: {problem}", file=report)
         yield
         return
     service = os.environ.get("OTEL_SERVICE_NAME") or f"a2a-progress-{command}"
