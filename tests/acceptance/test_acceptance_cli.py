@@ -17,7 +17,7 @@ from threading import Thread
 import pytest
 from user_processes import A2A_PROGRESS, WITH_CTRL_C, started
 
-from support.processes import free_port
+from support.processes import free_port, refused_port
 
 AGENT = str(Path(__file__).parent / "readme_agent.py")
 SLOW = ["--name", "slow", "--tool-seconds", "60"]
@@ -99,7 +99,7 @@ def test_urls_that_are_not_an_agent(agent: _Agent, broken_card: str) -> None:
     broken = _run("watch", broken_card, "hi")
     assert broken.returncode == 8
     assert "not valid JSON (line 3" in _one_line(broken)
-    nobody = _run("watch", f"http://127.0.0.1:{free_port()}", "hi")
+    nobody = _run("watch", f"http://127.0.0.1:{refused_port()}", "hi")
     assert nobody.returncode == 7
     assert "nothing is listening" in _one_line(nobody)
     tls = _run("watch", agent.url.replace("http://", "https://"), "hi")

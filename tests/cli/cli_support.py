@@ -34,7 +34,7 @@ from a2a_progress.serving import Transport, create_client, serve_agent, user_mes
 from support import events
 from support.clock import FakeClock
 from support.listeners import web_server
-from support.processes import free_port
+from support.processes import refused_port
 from support.scripted import (
     ScriptedAgent,
     complete,
@@ -134,8 +134,8 @@ class RunningCli:
         return CliResult(code, self.stdout.text, self.stderr.text)
 
 
-# A loopback port nothing listens on (it was free a moment ago).
-closed_port = free_port
+# A loopback port that refuses connections (held bound, never listening).
+closed_port = refused_port
 
 
 async def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> CliResult:

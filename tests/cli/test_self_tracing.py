@@ -14,7 +14,7 @@ from typing import Final
 
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
 from support.examples import TIMEOUT, environment, serving
-from support.processes import BIN, free_port
+from support.processes import BIN, refused_port
 
 CLI: Final = str(BIN / "a2a-progress")
 CALL: Final = "SendStreamingMessage"
@@ -86,7 +86,7 @@ def test_watch_otlp_where_nothing_listens_says_so_and_watches_untraced() -> None
         OtlpReceiver(grpc_port=None) as receiver,
         serving("callee.py", instrumented_to=receiver.http_endpoint) as url,
     ):
-        dead = f"http://127.0.0.1:{free_port()}"
+        dead = f"http://127.0.0.1:{refused_port()}"
         done = cli("watch", url, "Why?", "--otlp", dead)
     assert done.returncode == 0, done.stderr
     assert done.stderr == (

@@ -13,7 +13,7 @@ from typing import Any, Final
 import httpx
 
 from support.examples import BIN, ROOT, TIMEOUT, environment, run_example, serving
-from support.processes import free_port
+from support.processes import refused_port
 
 DOC: Final = ROOT / "docs" / "reference" / "json-output.md"
 SERVING_PAGE: Final = re.compile(r"the page: (http://\S+)/progress/")
@@ -48,7 +48,7 @@ def watch_json(*args: str) -> tuple[int, list[dict[str, Any]]]:
 def test_the_doc_lists_every_field_watch_writes_and_no_other() -> None:
     with serving("callee.py") as url:
         code, objects = watch_json(url, "Why is the deploy blocked?")
-    unreachable = f"http://127.0.0.1:{free_port()}"
+    unreachable = f"http://127.0.0.1:{refused_port()}"
     error_code, errors = watch_json(unreachable, "anyone?")
 
     assert code == 0

@@ -36,7 +36,7 @@ from support.examples import (
 )
 from support.listeners import web_server
 from support.otlp import SDK_SCOPE, bridge_spans
-from support.processes import free_port, python_path, taken_port
+from support.processes import python_path, refused_port, taken_port
 
 CALLEE_OUTPUT: Final = """\
   1 thinking           running  The user wants the deploy status; check CI first.
@@ -199,7 +199,7 @@ def call(example: str, url: str, *options: str) -> subprocess.CompletedProcess[s
 def test_a_caller_with_nothing_at_the_url_says_so_in_one_line(
     example: str, options: tuple[str, ...]
 ) -> None:
-    url = f"http://127.0.0.1:{free_port()}"  # connection refused
+    url = f"http://127.0.0.1:{refused_port()}"  # connection refused
     done = call(example, url, *options)
     assert done.returncode == 7  # as `a2a-progress watch`
     [line] = done.stderr.splitlines()  # no traceback
@@ -229,7 +229,7 @@ def test_a_caller_whose_card_sends_calls_where_nothing_listens_says_so(
     example: str, options: tuple[str, ...]
 ) -> None:
     # An agent in a container or bound to 0.0.0.0 often advertises a URL only it can reach.
-    nowhere = f"http://127.0.0.1:{free_port()}"
+    nowhere = f"http://127.0.0.1:{refused_port()}"
     with web_server(_card_sending_calls_to(nowhere)) as url:
         done = call(example, url, *options)
     assert done.returncode == 7  # as `a2a-progress watch`
@@ -240,8 +240,8 @@ def test_a_caller_whose_card_sends_calls_where_nothing_listens_says_so(
 def test_a_sampled_caller_without_a_collector_still_ends_on_its_reason() -> None:
     # The OpenTelemetry exporter retries, then logs its own failure at shutdown (the traced call
     # made a span); the user's last line is still why the call failed.
-    nowhere = f"http://127.0.0.1:{free_port()}"
-    collector = f"http://127.0.0.1:{free_port()}"  # nothing listens there either
+    nowhere = f"http://127.0.0.1:{refused_port()}"
+    collector = f"http://127.0.0.1:{refused_port()}"  # nothing listens there either
     with web_server(_card_sending_calls_to(nowhere)) as url:
         done = run_example(
             "sampled_caller.py", url, "anyone?", "--ratio", "1",

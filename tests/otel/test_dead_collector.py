@@ -30,7 +30,7 @@ from support.otlp import (
     instrumented_services,
     span_exporter,
 )
-from support.processes import free_port
+from support.processes import refused_port
 
 # How long the exporter may wait for one answer. The OTLP exporters retry a refused connection
 # with backoffs of about 1, 2, 4, 8 and 16 s (at least 24 s in all, jitter included) within it.
@@ -72,8 +72,8 @@ def holds_both_sides(spans: list[ReceivedSpan]) -> bool:
 
 
 def refused_target(protocol: Protocol) -> str:
-    """An exporter target on a loopback port nothing listens on (bound, then closed)."""
-    port = free_port()
+    """An exporter target on a loopback port that refuses connections (bound, not listening)."""
+    port = refused_port()
     return f"127.0.0.1:{port}" if protocol == "grpc" else f"http://127.0.0.1:{port}"
 
 

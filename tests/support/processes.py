@@ -27,11 +27,34 @@ BIN: Final = Path(sys.executable).parent  # the virtualenv's bin, next to opente
 PROCESS_TIMEOUT: Final = 60.0
 
 
+# Every port free_port() handed out in this run. Asked twice in a row, the kernel gives the same
+# free port about once in 12,000 pairs (measured: 17 in 200,000), and two servers told to listen
+# there would then fight over it.
+_HANDED_OUT: set[int] = set()
+# The sockets that keep refused_port()'s ports: bound, never listening, open until the run ends.
+_REFUSING: list[socket.socket] = []
+
+
 def free_port() -> int:
-    """A loopback port nothing listens on right now (bind it soon: another may take it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nothing listens on right now, for a server to bind soon (another may take
+    it meanwhile); never one it gave before in this run."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
+
+
+def refused_port() -> int:
+    """A loopback port that refuses connections until the run ends: this process holds it bound
+    and never listens, so no server can be given it (a port of :func:`free_port` is merely free:
+    the next server that binds port 0, the test's own or a child's, may get it and answer)."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    _REFUSING.append(holder)
+    return int(holder.getsockname()[1])
 
 
 @contextlib.contextmanager

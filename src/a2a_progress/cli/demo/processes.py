@@ -48,12 +48,19 @@ class Served:
     pid: int
 
 
-def free_port() -> int:
-    """A loopback TCP port nothing listens on (it was free a moment ago)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def free_ports(count: int) -> list[int]:
+    """``count`` different loopback TCP ports nothing listens on (they were free a moment ago).
+
+    Probed all at once: probed one after another, the kernel can give the same free port twice
+    in a row (about one pair in 12,000), and two of the demo's servers would then fight over it.
+    """
+    with contextlib.ExitStack() as probes:
+        ports: list[int] = []
+        for _ in range(count):
+            probe = probes.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            probe.bind(("127.0.0.1", 0))
+            ports.append(probe.getsockname()[1])
+        return ports
 
 
 @contextlib.asynccontextmanager

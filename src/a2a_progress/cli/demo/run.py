@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,7 +41,7 @@ from a2a_progress.cli.demo.processes import (
     Served,
     agent_processes,
     child_environment,
-    free_port,
+    free_ports,
 )
 from a2a_progress.cli.demo.trace import (
     ENDPOINTS,
@@ -110,13 +111,17 @@ async def _run_agents(options: DemoOptions, console: Console, panel: WebPanel) -
         export_env = export_to_environment(console)
         telemetry = start_telemetry(CALLER_SERVICE, traces_url, use_env_endpoint=export_env)
         try:
-            auditor = _agent_spec("auditor", AUDITOR_SERVICE, options, traces_url, export_env)
+            ports = free_ports(4)  # each agent's HTTP and gRPC port, four different ones
+            auditor = _agent_spec(
+                "auditor", AUDITOR_SERVICE, options, traces_url, export_env, ports=ports[:2]
+            )
             callee = _agent_spec(
                 "investigator",
                 CALLEE_SERVICE,
                 options,
                 traces_url,
                 export_env,
+                ports=ports[2:],
                 consult=auditor.url,
             )
             async with agent_processes([callee, auditor]) as (served, consulted):
@@ -152,10 +157,12 @@ def _agent_spec(
     traces_url: str,
     export_env: bool,
     *,
+    ports: Sequence[int],
     consult: str | None = None,
 ) -> AgentSpec:
-    """``serve-demo --agent AGENT`` on free loopback ports, exporting to ``traces_url``."""
-    http_port, grpc_port = free_port(), free_port()
+    """``serve-demo --agent AGENT`` on the free loopback ``ports`` (HTTP, gRPC), exporting to
+    ``traces_url``."""
+    http_port, grpc_port = ports
     args = [
         *("serve-demo", "--agent", agent),
         *("--host", "127.0.0.1", "--port", str(http_port), "--grpc-port", str(grpc_port)),
