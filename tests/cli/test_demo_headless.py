@@ -137,3 +137,26 @@ def test_demo_skips_an_endpoint_where_nothing_listens(
     assert "Also exported" not in out
     assert "To see this trace in Jaeger: `docker compose up -d`" in out
     assert len(json_spans(json.loads((tmp_path / "trace.json").read_text()))) == SPANS
+
+
+def test_demo_skips_an_otlp_grpc_port_given_as_its_otlp_http_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `a2a-progress traces` prints both ports; the gRPC one, given to --otlp, is no OTLP/HTTP
+    # receiver: the HTTP exporter would retry it for seconds and print its raw errors.
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    with OtlpReceiver() as receiver:
+        grpc = f"http://{receiver.grpc_endpoint}"
+        trace_file = str(tmp_path / "trace.json")
+        code = main(["demo", "--pace", "0", "--otlp", grpc, "--trace-file", trace_file])
+        received = receiver.spans()
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert err == ""
+    assert (
+        f"Not exporting to {grpc} (OTEL_EXPORTER_OTLP_ENDPOINT): {grpc} does not answer HTTP/1.1 "
+        "(is it an OTLP/gRPC port?); OTEL_EXPORTER_OTLP_ENDPOINT takes an OTLP/HTTP URL"
+    ) in " ".join(out.split())
+    assert "Also exported" not in out
+    assert received == []
+    assert len(json_spans(json.loads((tmp_path / "trace.json").read_text()))) == SPANS

@@ -94,18 +94,21 @@ def endpoint_reachable(endpoint: str, timeout_seconds: float = 0.5) -> bool:
 # left to the exporter.
 _NOT_OTLP: Final = frozenset({404, 405, 415})
 _TO_DO: Final = (
-    "--otlp takes an OTLP/HTTP URL (a collector's, or `a2a-progress traces`' http://127.0.0.1:4318)"
+    "takes an OTLP/HTTP URL (a collector's, or `a2a-progress traces`' http://127.0.0.1:4318)"
 )
 
 
-def otlp_http_problem(endpoint: str, timeout_seconds: float = 2.0) -> str | None:
+def otlp_http_problem(
+    endpoint: str, timeout_seconds: float = 2.0, *, setting: str = "--otlp"
+) -> str | None:
     """Why ``endpoint`` cannot take OTLP/HTTP traces, or None when it may.
 
     An empty export request (no spans) is posted to its traces URL: an OTLP/HTTP receiver
     accepts it; nothing listening, a server that does not answer HTTP/1.1 (an OTLP/gRPC port)
     or one without that route (an agent's URL) is said at once, rather than by the exporter's
-    retries and raw errors when the command ends.
+    retries and raw errors when the command ends. ``setting`` is where the user gave it.
     """
+    to_do = f"{setting} {_TO_DO}"
     if not endpoint_reachable(endpoint):
         return (
             f"nothing answers at {endpoint} (start `a2a-progress traces` or your collector first)"
@@ -119,14 +122,14 @@ def otlp_http_problem(endpoint: str, timeout_seconds: float = 2.0) -> str | None
             timeout=timeout_seconds,
         )
     except (httpx.RemoteProtocolError, httpx.ReadError):
-        return f"{endpoint} does not answer HTTP/1.1 (is it an OTLP/gRPC port?); {_TO_DO}"
+        return f"{endpoint} does not answer HTTP/1.1 (is it an OTLP/gRPC port?); {to_do}"
     except httpx.TimeoutException:
         return f"{endpoint} did not answer an OTLP/HTTP request within {timeout_seconds:g}s"
     except httpx.RequestError as error:  # TLS to a plain-HTTP port, an untrusted certificate...
         return network_error(endpoint, error, timeout=timeout_seconds).message
     if response.status_code in _NOT_OTLP:
         status = http_status(response.status_code)
-        return f"{endpoint} is no OTLP/HTTP receiver: POST {url} answered HTTP {status}; {_TO_DO}"
+        return f"{endpoint} is no OTLP/HTTP receiver: POST {url} answered HTTP {status}; {to_do}"
     return None
 
 

@@ -21,7 +21,9 @@ from a2a_progress.cli.telemetry import (
     Telemetry,
     endpoint_reachable,
     env_endpoint,
+    env_protocol,
     jaeger_ui_for,
+    otlp_http_problem,
 )
 from a2a_progress.cli.trace_view import Waterfall
 from a2a_progress.otlp import OtlpReceiver, ReceivedSpan
@@ -32,14 +34,21 @@ _TRACE_TIMEOUT: Final = 10.0
 
 
 def export_to_environment(console: Console) -> bool:
-    """Whether to export to ``OTEL_EXPORTER_OTLP_ENDPOINT`` too: only if it is set and answers."""
+    """Whether to export to ``OTEL_EXPORTER_OTLP_ENDPOINT`` too: only if it is set and answers
+    (over OTLP/HTTP: takes an OTLP/HTTP export)."""
     endpoint = env_endpoint()
-    if endpoint is None or endpoint_reachable(endpoint):
+    if endpoint is None:
         return True
-    # Retrying a dead collector would slow the demo and flood stderr; say it once.
+    problem: str | None = None
+    if not endpoint_reachable(endpoint):
+        problem = "nothing answers there. Is the docker-compose stack up (`docker compose up -d`)?"
+    elif env_protocol() != "grpc":  # e.g. --otlp given the OTLP/gRPC port: retried at length
+        problem = otlp_http_problem(endpoint, setting=ENV_ENDPOINT)
+    if problem is None:
+        return True
+    # Retrying a dead or wrong collector would slow the demo and flood stderr; say it once.
     console.print(
-        f"Not exporting to {endpoint} (OTEL_EXPORTER_OTLP_ENDPOINT): nothing answers "
-        "there. Is the docker-compose stack up (`docker compose up -d`)?",
+        f"Not exporting to {endpoint} (OTEL_EXPORTER_OTLP_ENDPOINT): {problem}",
         style="yellow",
         markup=False,
         highlight=False,
