@@ -35,7 +35,7 @@ from a2a_progress.consumer import Outcome, ProgressAssembler, ProgressUpdate
 from a2a_progress.consumer.outcomes import DISCARDS
 from a2a_progress.envelope import Envelope, Status, decode
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announced_value, announces, raw_announcement
+from a2a_progress.otel.announce import Announcements, announced_value, raw_announcement
 from a2a_progress.otel.bridge import Bridge
 from a2a_progress.otel.config import BridgeConfig
 from a2a_progress.otel.counting import CountingTurn
@@ -367,36 +367,40 @@ def test_the_comparison_catches_a_counting_path_that_skips_the_window(
 _HEX = "0123456789abcdef"
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.one_of(
-        st.builds(
-            "00-{}-{}-{}".format,
-            st.sampled_from(("0" * 32, "0" * 31 + "1")) | st.text(_HEX, min_size=32, max_size=32),
-            st.sampled_from(("0" * 16, "0" * 15 + "1")) | st.text(_HEX, min_size=16, max_size=16),
-            st.text(_HEX, min_size=2, max_size=2),
-        ),
-        st.text(max_size=60),
+_ANNOUNCEMENTS = st.one_of(
+    st.builds(
+        "00-{}-{}-{}".format,
+        st.sampled_from(("0" * 32, "0" * 31 + "1")) | st.text(_HEX, min_size=32, max_size=32),
+        st.sampled_from(("0" * 16, "0" * 15 + "1")) | st.text(_HEX, min_size=16, max_size=16),
+        st.text(_HEX, min_size=2, max_size=2),
     ),
-    st.booleans(),
+    st.text(max_size=60),
 )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_ANNOUNCEMENTS | st.none(), st.booleans()), min_size=1, max_size=6))
 def test_an_unsampled_caller_reads_an_announcement_as_a_sampled_one(
-    value: str, beside_envelope: bool
+    values: list[tuple[str | None, bool]],
 ) -> None:
-    """A turn nobody records asks only whether the callee announced the call (`announces`): the
-    answer is whether a recorded turn finds its span context (`announced_value` of the
-    `raw_announcement` it reads), for any value in
-    the update's metadata or, as a 0.2.x callee put it, beside the envelope."""
-    event = working(call(1, "c1"))
-    if beside_envelope:
+    """A turn nobody records asks only whether the callee announced the call (`Announcements`):
+    the answer is whether a recorded turn finds its span context (`announced_value` of the
+    `raw_announcement` it reads), for any value in the update's metadata or, as a 0.2.x callee
+    put it, beside the envelope, none at all, and values read one after another by one turn
+    (it remembers the last: repeats, alternations and changes must all be read afresh)."""
+    read_part, read_view = Announcements(), Announcements()
+    for value, beside_envelope in values:
+        event = working(call(1, "c1"))
         part = event.status_update.status.message.parts[0]
-        part.metadata.fields[conv.WIRE_TOOL_SPAN].string_value = value
-    else:
-        event.status_update.metadata.fields[conv.WIRE_TOOL_SPAN].string_value = value
-        part = None
-    assert announces(event, part) is (announced_value(raw_announcement(event, part)) is not None)
-    view = view_event(event)
-    assert view.message is not None
-    assert announces(event, message=view.message) is (
-        announced_value(raw_announcement(event, message=view.message)) is not None
-    )
+        if value is not None:
+            where = part.metadata if beside_envelope else event.status_update.metadata
+            where.fields[conv.WIRE_TOOL_SPAN].string_value = value
+        if not beside_envelope:
+            part = None
+        expected = announced_value(raw_announcement(event, part)) is not None
+        assert read_part.announces(event, part) is expected
+        view = view_event(event)
+        assert view.message is not None
+        assert read_view.announces(event, message=view.message) is (
+            announced_value(raw_announcement(event, message=view.message)) is not None
+        )

@@ -34,6 +34,7 @@ from a2a_progress.dialects import (
     resolve_dialects,
 )
 from a2a_progress.envelope import Envelope
+from a2a_progress.envelope.codec import EnvelopeFields
 from a2a_progress.sdk.views import (
     EventKind,
     EventView,
@@ -253,10 +254,10 @@ class ProgressAssembler(ProgressRules):
         turn = self._turns.get(task_id) or self._turn(task_id, context_id)
         return self._working(turn, at, envelope, fallback)
 
-    def count_working(self, task_id: str, envelope: Envelope) -> Tracked | None:
+    def count_working(self, task_id: str, fields: EnvelopeFields) -> Tracked | None:
         """`feed_working` of the norm, for a consumer that only counts: what the accepted
-        ``envelope`` did to its turn's tool calls, ``(call, opened, closed)`` (a `Tracked`),
-        else None.
+        envelope of these ``fields`` (`decode_fields`' reading; no `Envelope` is needed) did
+        to its turn's tool calls, ``(call, opened, closed)`` (a `Tracked`), else None.
 
         The norm is an envelope of a live turn past its first update that is new or late on
         its stream (not a repeat): it is consumed here, and neither ``on_outcome`` nor
@@ -270,26 +271,29 @@ class ProgressAssembler(ProgressRules):
             return None
         # _envelope() without the update: the same window, then the same tracking (no time
         # read: counting times calls with its own clock).
-        key = envelope.stream_key
+        kind, seq, payload, status, key = fields
+        stream_key = key
         if not key:  # envelope.stream_id, inlined: half of all envelopes carry no streamKey
-            key = envelope.payload.get("tool_call_id")
+            key = payload.get("tool_call_id")
             if not key or not isinstance(key, str):
                 key = ""
         window = turn.streams.get(key)
-        forgotten: tuple[CallRecord, ...] = ()
-        if window is None:
-            forgotten = turn.open_stream(key, envelope.seq, self._max_streams)
-        else:
-            verdict = window.add(envelope.seq, self._window, self._window_mask)
+        if window is not None:  # the norm: a stream seen before
+            verdict = window.add(seq, self._window, self._window_mask)
             if verdict is not None and verdict is not _ACCEPTED:  # a repeat: changed nothing
                 return None
+            turn.state = _WORKING
+            self._last_event = None
+            self._last = _ACCEPTED
+            return turn.calls.track(kind, seq, status, stream_key, payload, key, None, False, None)
+        forgotten = turn.open_stream(key, seq, self._max_streams)
         turn.state = _WORKING
         self._last_event = None
         self._last = _ACCEPTED
-        tracked = turn.calls.track(envelope, key, None, False, None)
-        if forgotten:
-            return tracked[0], tracked[1], forgotten + tracked[2]
-        return tracked
+        call, opened, closed = turn.calls.track(
+            kind, seq, status, stream_key, payload, key, None, False, None
+        )
+        return call, opened, forgotten + closed if forgotten else closed
 
     def close(
         self, reason: EndReason = EndReason.STREAM_CLOSED, *, task_ids: Iterable[str] | None = None

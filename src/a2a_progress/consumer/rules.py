@@ -128,9 +128,10 @@ class ProgressRules:
         # envelope.stream_id, inlined (a property call per envelope, and tool_call_id's for
         # the half that carry no streamKey). A dialect's synthetic seqs get windows of their
         # own (see WindowKey).
-        key = envelope.stream_key
+        seq, payload = envelope.seq, envelope.payload
+        key = stream_key = envelope.stream_key
         if not key:
-            key = envelope.payload.get("tool_call_id")
+            key = payload.get("tool_call_id")
             if not key or not isinstance(key, str):
                 key = ""
         window_at = key if dialect is None else (dialect, key)
@@ -138,16 +139,18 @@ class ProgressRules:
         late = False
         forgotten: tuple[CallRecord, ...] = ()
         if window is None:
-            forgotten = turn.open_stream(window_at, envelope.seq, self._max_streams)
+            forgotten = turn.open_stream(window_at, seq, self._max_streams)
         else:
-            verdict = window.add(envelope.seq, self._window, self._window_mask)
+            verdict = window.add(seq, self._window, self._window_mask)
             if verdict is not None:  # not new and in order: late (accepted), or a repeat
                 if verdict is not _ACCEPTED:
                     self._report(verdict)  # duplicate or stale
                     return None
                 late = True
         self._last = _ACCEPTED
-        call, opened, closed = turn.calls.track(envelope, key, at, replayed, dialect)
+        call, opened, closed = turn.calls.track(
+            envelope.kind, seq, envelope.status, stream_key, payload, key, at, replayed, dialect
+        )
         if forgotten:
             closed = forgotten + closed
         if self._on_accepted is not None:

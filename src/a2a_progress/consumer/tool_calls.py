@@ -8,7 +8,8 @@ still gives exactly one call, and a late start changes nothing.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from a2a_progress.consumer.outcomes import EndReason
 from a2a_progress.envelope import Envelope, Kind, Status
@@ -84,6 +85,20 @@ class CallRecord:
         "tool_call_id",
     )
 
+    key: str
+    index: int
+    tool: str
+    tool_call_id: str | None
+    stream_key: str | None
+    status: Status
+    first_seq: int
+    last_seq: int
+    end_reason: EndReason | None
+    started_at: float | None
+    ended_at: float | None
+    replayed: bool
+    dialect: str | None
+
     def __init__(
         self,
         envelope: Envelope,
@@ -92,23 +107,7 @@ class CallRecord:
         replayed: bool = False,
         dialect: str | None = None,
     ) -> None:
-        # envelope.tool_call_id, .stream_id and .tool, inlined (a property call each).
-        payload = envelope.payload
-        tool_call_id = payload.get("tool_call_id")
-        if not tool_call_id or not isinstance(tool_call_id, str):
-            tool_call_id = None
-        self.key = envelope.stream_key or tool_call_id or ""
-        self.index = index
-        tool = payload.get("tool")
-        self.tool = tool if tool and isinstance(tool, str) else ""
-        self.tool_call_id = tool_call_id
-        self.stream_key = envelope.stream_key
-        self.status = _RUNNING
-        self.first_seq = envelope.seq
-        self.last_seq = envelope.seq
-        self.end_reason: EndReason | None = None
-        self.started_at = started_at
-        self.ended_at: float | None = None
+        _start(self, envelope.stream_key, envelope.seq, envelope.payload, index, started_at)
         self.replayed = replayed
         self.dialect = dialect
 
@@ -133,6 +132,34 @@ class CallRecord:
             f"CallRecord(tool={self.tool!r}, key={self.key!r}, status={self.status.value}, "
             f"seq={self.first_seq}..{self.last_seq}, end_reason={self.end_reason})"
         )
+
+
+def _start(  # noqa: PLR0917 - once per call opened: positional is cheaper
+    call: CallRecord,
+    stream_key: str | None,
+    seq: int,
+    payload: Mapping[str, Any],
+    index: int,
+    started_at: float | None,
+) -> None:
+    """Fill a new ``call`` from the fields of the envelope that opened it (its ``replayed`` and
+    ``dialect`` are the caller's to set)."""
+    # envelope.tool_call_id, .stream_id and .tool, inlined (a property call each).
+    tool_call_id = payload.get("tool_call_id")
+    if not tool_call_id or not isinstance(tool_call_id, str):
+        tool_call_id = None
+    call.key = stream_key or tool_call_id or ""
+    call.index = index
+    tool = payload.get("tool")
+    call.tool = tool if tool and isinstance(tool, str) else ""
+    call.tool_call_id = tool_call_id
+    call.stream_key = stream_key
+    call.status = _RUNNING
+    call.first_seq = seq
+    call.last_seq = seq
+    call.end_reason = None
+    call.started_at = started_at
+    call.ended_at = None
 
 
 class ToolCalls:
@@ -167,28 +194,46 @@ class ToolCalls:
             return (call,)
         return ()
 
-    def track(
+    def track(  # noqa: PLR0917 - once per envelope: positional is cheaper
         self,
-        envelope: Envelope,
+        kind: Kind,
+        seq: int,
+        status: Status,
+        stream_key: str | None,
+        payload: Mapping[str, Any],
         key: str,
         at: float | None,
         replayed: bool,
         dialect: str | None,
     ) -> Tracked:
-        """Apply an accepted envelope of stream ``key``, its status recorded ``at`` (POSIX seconds;
-        None: unknown, or replayed). ``at`` is recorded only for the envelopes `records_time`
-        names: the assembler reads the time of no other."""
+        """Apply an accepted envelope (its fields: a reader that only counts makes no
+        `Envelope`) of stream ``key``, its status recorded ``at`` (POSIX seconds; None: unknown,
+        or replayed). ``at`` is recorded only for the envelopes `records_time` names: the
+        assembler reads the time of no other."""
         # Runs once per envelope: end_reason is tested directly (what is_open does).
-        if envelope.status is not _RUNNING:
-            return self._ending(envelope, key, at, replayed, dialect)
-        # A ``running`` envelope (most of them; here, not in a method of its own, to save a call
-        # per envelope): a tool_call opens a call (superseding an open one); any other kind
-        # continues the open call of its stream, if there is one.
         call = self._by_key.get(key)
-        seq = envelope.seq
-        if envelope.kind is not _TOOL_CALL:
-            if call is not None and call.end_reason is None:
+        if status is not _RUNNING:
+            # A ``done`` / ``aborted`` envelope: it ends the open call of its stream; arriving
+            # before that call's start, it still makes exactly one call, opened and ended at once.
+            reason = _DONE if status is _STATUS_DONE else _ABORTED
+            if call is not None and call.end_reason is None and seq >= call.first_seq:
                 if seq > call.last_seq:  # noqa: PLR1730 - max() parses its arguments per call
+                    call.last_seq = seq
+                call._end(reason, at)
+                return call, False, (call,)
+            if call is not None and seq <= call.last_seq:
+                return call, False, ()
+            if kind is not _TOOL_CALL and kind is not _TOOL_OUTPUT_APPEND:
+                return None, False, ()
+            # When a call whose end came first started is unknown.
+            call = self._new(stream_key, seq, payload, None, replayed, dialect)
+            call._end(reason, at)
+            return call, True, (call,)
+        # A ``running`` envelope (most of them): a tool_call opens a call (superseding an open
+        # one); any other kind continues the open call of its stream, if there is one.
+        if kind is not _TOOL_CALL:
+            if call is not None and call.end_reason is None:
+                if seq > call.last_seq:  # noqa: PLR1730 - as above: once per envelope
                     call.last_seq = seq
                 return call, False, ()
             return None, False, ()
@@ -198,43 +243,24 @@ class ToolCalls:
                 call.first_seq = seq
                 return call, False, ()
             call._end(_SUPERSEDED, at)
-            return self._new(envelope, at, replayed, dialect), True, (call,)
+            return self._new(stream_key, seq, payload, at, replayed, dialect), True, (call,)
         if call is not None and seq <= call.last_seq:
             return call, False, ()  # the late start of a call that already ended
-        return self._new(envelope, at, replayed, dialect), True, ()
+        return self._new(stream_key, seq, payload, at, replayed, dialect), True, ()
 
-    def _ending(
+    def _new(  # noqa: PLR0917 - positional, as track's
         self,
-        envelope: Envelope,
-        key: str,
+        stream_key: str | None,
+        seq: int,
+        payload: Mapping[str, Any],
         at: float | None,
         replayed: bool,
         dialect: str | None,
-    ) -> Tracked:
-        """A ``done`` / ``aborted`` envelope: it ends the open call of its stream; arriving
-        before that call's start, it still makes exactly one call, opened and ended at once."""
-        call = self._by_key.get(key)
-        seq, kind = envelope.seq, envelope.kind
-        reason = _DONE if envelope.status is _STATUS_DONE else _ABORTED
-        if call is not None and call.end_reason is None and seq >= call.first_seq:
-            if seq > call.last_seq:  # noqa: PLR1730 - as above: once per envelope
-                call.last_seq = seq
-            call._end(reason, at)
-            return call, False, (call,)
-        if call is not None and seq <= call.last_seq:
-            return call, False, ()
-        if kind is not _TOOL_CALL and kind is not _TOOL_OUTPUT_APPEND:
-            return None, False, ()
-        # When a call whose end came first started is unknown.
-        call = self._new(envelope, None, replayed, dialect)
-        call._end(reason, at)
-        return call, True, (call,)
-
-    def _new(
-        self, envelope: Envelope, at: float | None, replayed: bool, dialect: str | None
     ) -> CallRecord:
-        # Positional: keywords cost ~1.7 k instructions more per call opened.
-        call = CallRecord(envelope, self._count, at, replayed, dialect)
+        call = CallRecord.__new__(CallRecord)
+        _start(call, stream_key, seq, payload, self._count, at)
+        call.replayed = replayed
+        call.dialect = dialect
         self._count += 1
         self._by_key[call.key] = call
         return call

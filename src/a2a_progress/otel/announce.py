@@ -107,11 +107,33 @@ def records_turn(event: object, trace_id: int) -> bool:
     return match is not None and int(match[1], 16) == trace_id
 
 
-def announces(event: object, part: Any = None, message: MessageView | None = None) -> bool:
-    """Whether ``event`` announces a valid span (`announced_value` of its `raw_announcement`
-    is not None), without making its span context (a turn nobody records needs only to know
-    whether the callee counts the call)."""
-    return _names_span(raw_announcement(event, part, message)) is not None
+class Announcements:
+    """Whether the updates that open a turn's tool calls announce a valid span, for a turn
+    nobody records (it needs only to know whether the callee counts the call; no span context
+    is made). It remembers the last value and its answer: an unsampled callee announces every
+    call of its turn with the turn's one span context, so a turn reads one value again and
+    again (checking it costs more than comparing it)."""
+
+    __slots__ = ("_valid", "_value")
+
+    def __init__(self) -> None:
+        self._value: str | None = None
+        self._valid = False
+
+    def announces(
+        self, event: object, part: Any = None, message: MessageView | None = None
+    ) -> bool:
+        """Whether ``event`` announces a valid span: `announced_value` of its
+        `raw_announcement` (same arguments) is not None."""
+        value = raw_announcement(event, part, message)
+        if value is None:
+            return False
+        if type(value) is not str:
+            return _names_span(value) is not None  # no string: never valid, never remembered
+        if value != self._value:
+            self._value = value
+            self._valid = _names_span(value) is not None
+        return self._valid
 
 
 def recorded(value: object) -> TypeGuard[str]:

@@ -28,9 +28,10 @@ from a2a_progress.consumer import (
     Update,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Envelope
+from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.envelope.codec import EnvelopeFields, decode_fields
 from a2a_progress.otel import conventions as conv
-from a2a_progress.otel.announce import announces
+from a2a_progress.otel.announce import Announcements
 from a2a_progress.otel.errors import error_type, is_cancellation
 from a2a_progress.otel.metrics import TurnCounts
 from a2a_progress.otel.tool_span import ended_call
@@ -67,6 +68,7 @@ class CountingTurn:
 
     __slots__ = (
         "__weakref__",
+        "_announced",
         "_assembler",
         "_bridge",
         "_callee",
@@ -111,6 +113,7 @@ class CountingTurn:
         )
         # The event being fed (caller): where the callee announced the tool call it opens.
         self._fed: object = None
+        self._announced = Announcements()
         self._part: Any = None
         self._view: EventView | None = None
         # The calls whose duration this side records, by id: (tool name, start).
@@ -145,24 +148,34 @@ class CountingTurn:
                     self._ends(self._read(event, None))
                     return
                 envelope, _, task_id, context_id = offer.pop()
+                fields: EnvelopeFields = (
+                    envelope.kind,
+                    envelope.seq,
+                    envelope.payload,
+                    envelope.status,
+                    envelope.stream_key,
+                )
             else:
-                self._fed = event
-                read = working_envelope(event)
+                # The envelope's fields alone: no Envelope is made for an update counted here.
+                read = working_envelope(event, decode_fields)
                 if read is None:
+                    self._fed = event
                     self._ends(self._read(event, None))
                     return
-                task_id, update, envelope, self._part = read
+                task_id, update, fields, self._part = read
+                self._fed = update  # the bare update: where the callee announces the call
                 context_id = ""
             self._state = _WORKING
             # Most updates: counted here, without the general path's hooks (on_accepted).
-            tracked = self._assembler.count_working(task_id, envelope)
+            tracked = self._assembler.count_working(task_id, fields)
             if tracked is None:
-                if update is not None:
+                if update is not None:  # the caller's, read as fields (a turn's first, repeats)
                     context_id = update.context_id
+                    envelope = Envelope(*fields)  # valid: decoded
                 self._ends(self._assembler.feed_working(task_id, context_id, None, envelope, ""))
                 return
             call, opened, closed = tracked
-            self._accepted(envelope, call, opened, closed)
+            self._took(fields[0], call, opened, closed)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
 
@@ -228,14 +241,24 @@ class CountingTurn:
         closed: tuple[CallRecord, ...],
     ) -> None:
         """An accepted envelope and what it did to the turn's calls (on_accepted)."""
+        self._took(envelope.kind, call, opened, closed)
+
+    def _took(
+        self,
+        kind: Kind,
+        call: CallRecord | None,
+        opened: bool,
+        closed: tuple[CallRecord, ...],
+    ) -> None:
+        """An accepted envelope of this ``kind`` and what it did to the turn's calls."""
         counts = self._counts  # counted in place, as TurnCounts says
-        counts.kinds[envelope.kind._value_] += 1
+        counts.kinds[kind._value_] += 1
         counts.pending += 1
         if counts.pending >= counts.flush_every:
             counts.flush()
         if opened and call is not None:
             self._open(call)
-        if closed:
+        if closed and self._timed:  # most calls are the callee's to time (announced)
             self._close(closed, failed=False)
 
     def _open(self, call: CallRecord) -> None:
@@ -243,9 +266,11 @@ class CountingTurn:
         if self._callee:
             self.announcement = self._context
         elif self._part is not None:  # the event being fed, read without a view
-            if announces(self._fed, self._part):
+            if self._announced.announces(self._fed, self._part):
                 return
-        elif self._view is not None and announces(self._fed, message=self._view.message):
+        elif self._view is not None and self._announced.announces(
+            self._fed, message=self._view.message
+        ):
             return
         tool = self._bridge.names.name(call.tool, own=self._own_texts) if call.tool else "unknown"
         self._timed[id(call)] = (tool, time.monotonic())

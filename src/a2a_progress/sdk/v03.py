@@ -8,8 +8,9 @@ a client yields ``(Task, update)`` pairs or a Message. Imported through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, TypeVar, overload
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -60,6 +61,9 @@ _STATES: Final = {
 _NATIVE: Final = {ours: theirs for theirs, ours in _STATES.items()}
 _INTERRUPTED: Final = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
 _ROLES: Final = {SdkRole.user: int(Role.USER), SdkRole.agent: int(Role.AGENT)}
+
+# What working_envelope's ``read`` makes of a usable envelope (an Envelope, or its fields).
+_Read = TypeVar("_Read")
 
 __all__ = [
     "A2AEvent",
@@ -237,12 +241,21 @@ def view_event(event: A2AEvent) -> EventView:
     return EMPTY_EVENT
 
 
-def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelope, Part] | None:
+@overload
+def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelope, Part] | None: ...
+@overload
+def working_envelope(
+    event: object, read: Callable[[object], _Read | Rejected]
+) -> tuple[str, TaskStatusUpdateEvent, _Read, Part] | None: ...
+def working_envelope(
+    event: object, read: Callable[[object], object] | None = None
+) -> tuple[str, TaskStatusUpdateEvent, Any, Part] | None:
     """``(task_id, update, envelope, part)`` of a WORKING status update (as a client or an
     executor has it; ``update``: the bare update, for its ``context_id``) whose message is one
     Part carrying a usable envelope; else None (`view_event` reads it): what the consumer rules
     need of most events when nobody reads the agent's times, with no view built and no
-    timestamp parsed."""
+    timestamp parsed. ``read`` reads the envelope's string in place of `decode`:
+    `decode_fields`, for a reader that needs no `Envelope` (then the third item is its fields)."""
     event = _unwrap(event)
     if type(event) is not TaskStatusUpdateEvent:
         return None
@@ -254,8 +267,8 @@ def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelop
     metadata = part.root.metadata
     if not metadata or TFRS_KEY not in metadata:
         return None
-    envelope = decode(metadata[TFRS_KEY])
-    if type(envelope) is not Envelope:
+    envelope = decode(metadata[TFRS_KEY]) if read is None else read(metadata[TFRS_KEY])
+    if type(envelope) is Rejected:
         return None  # view_event reads it again, for its exact reason
     return event.task_id, event, envelope, part
 

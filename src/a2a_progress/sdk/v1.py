@@ -7,7 +7,8 @@ Parts, tasks and status updates the producer sends. Imported through
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, overload
 
 from a2a.helpers import new_task as _new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -41,6 +42,9 @@ from a2a_progress.sdk.views import message_text as _view_text
 
 A2AEvent = StreamResponse | TaskStatusUpdateEvent | Task | Message | TaskArtifactUpdateEvent
 """Every A2A event a client call yields, wrapped in a ``StreamResponse`` or bare."""
+
+# What working_envelope's ``read`` makes of a usable envelope (an Envelope, or its fields).
+_Read = TypeVar("_Read")
 
 __all__ = [
     "A2AEvent",
@@ -310,7 +314,15 @@ def view_event(event: A2AEvent) -> EventView:
     )
 
 
-def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelope, Part] | None:
+@overload
+def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelope, Part] | None: ...
+@overload
+def working_envelope(
+    event: object, read: Callable[[object], _Read | Rejected]
+) -> tuple[str, TaskStatusUpdateEvent, _Read, Part] | None: ...
+def working_envelope(
+    event: object, read: Callable[[object], object] | None = None
+) -> tuple[str, TaskStatusUpdateEvent, Any, Part] | None:
     """``(task_id, update, envelope, part)`` of a WORKING status update, wrapped or bare, whose
     message is one Part carrying a usable envelope (``update``: the bare update, whose
     ``context_id`` a reader that needs it reads: one that only counts seldom does); else None
@@ -319,7 +331,10 @@ def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelop
     Most events of a stream are such an update, and this is what the consumer rules need of
     one when nobody reads the agent's times (the OpenTelemetry bridge times tool calls with its
     own clock): no view is built, no timestamp read (a caller's bridge reads the Part's other
-    metadata only for the update that opens a tool call, see `part_string`)."""
+    metadata only for the update that opens a tool call, see `part_string`).
+
+    ``read`` reads the envelope's string in place of `decode`: `decode_fields`, for a reader that
+    needs no `Envelope` (then the third item is its fields)."""
     if type(event) is StreamResponse:
         event = event.status_update  # unset: an empty one, whose state is not WORKING
     elif type(event) is not TaskStatusUpdateEvent:
@@ -335,8 +350,8 @@ def working_envelope(event: object) -> tuple[str, TaskStatusUpdateEvent, Envelop
     if value is None:
         return None
     # Not a string: "", rejected, and then read again by view_event for its exact reason.
-    envelope = decode(value.string_value)
-    if type(envelope) is not Envelope:
+    envelope = decode(value.string_value) if read is None else read(value.string_value)
+    if type(envelope) is Rejected:
         return None
     return event.task_id, event, envelope, part
 
