@@ -206,7 +206,15 @@ class TurnTelemetry:
             self._state = _WORKING
             # The norm (a live turn's new envelope) is consumed with the rules' shortcut, and
             # its effects handed here as on_accepted would: one call, no list of updates.
-            tracked = self._count_working(task_id, envelope)
+            # Its fields, as count_working takes them (a counted caller turn makes no Envelope).
+            fields = (
+                envelope.kind,
+                envelope.seq,
+                envelope.payload,
+                envelope.status,
+                envelope.stream_key,
+            )
+            tracked = self._count_working(task_id, fields)
             if tracked is not None:
                 call, opened, closed = tracked  # unpacked: a call with *args costs a tuple
                 self._accepted(envelope, call, opened, closed)
