@@ -1,10 +1,13 @@
 """How every view prints a duration: ``watch``, the ``traces`` waterfall and the demo alike.
 
-The web panel's ``seconds()`` (``web/static/a2a-progress-panel.js``) prints the same way.
+The web panel's ``seconds()`` (``web/static/a2a-progress-panel.js``) prints the same way, from
+the value ``watch --json`` carries (to 0.1 ms): so does `duration`, and it rounds an exact tie
+up as the panel's ``toFixed`` does, so that both views print the same text for the same call.
 """
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Final
 
 UNKNOWN: Final = "?"
@@ -20,14 +23,21 @@ def duration(seconds: float | None) -> str:
     """
     if seconds is None:
         return UNKNOWN
+    seconds = round(seconds, 4)  # the --json value (schema's 0.1 ms), which the panel formats
     millis = seconds * 1000
     if millis < 9.95:
-        return f"{millis:.1f}ms"
+        return f"{_fixed(millis, 1)}ms"
     if millis < 999.5:
-        return f"{millis:.0f}ms"
+        return f"{_fixed(millis, 0)}ms"
     if seconds < 9.995:
-        return f"{seconds:.2f}s"
+        return f"{_fixed(seconds, 2)}s"
     if seconds < 59.95:
-        return f"{seconds:.1f}s"
-    minutes, rest = divmod(round(seconds), 60)
+        return f"{_fixed(seconds, 1)}s"
+    minutes, rest = divmod(int(_fixed(seconds, 0)), 60)
     return f"{minutes}m{rest:02d}s"
+
+
+def _fixed(value: float, places: int) -> str:
+    """``value`` with ``places`` decimals as JavaScript's ``toFixed`` writes it: an exact tie of
+    the binary value rounds up (``12.5`` -> ``13``), where Python's format rounds it to even."""
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
