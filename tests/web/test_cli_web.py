@@ -8,10 +8,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from a2a.types.a2a_pb2 import TaskState
+
+from a2a_progress.envelope import Envelope, Kind, Status
 from a2a_progress.serving import serve_agent
 from support import scripted as step
 from support.processes import CliProcess, cli_process, free_port
 from support.scripted import ScriptedAgent
+from support.stamped_agent import StampedAgent, Step, at
 from support.web import chromium, open_page, wait_ended
 
 URL_LINE = re.compile(r"^http://127\.0\.0\.1:(\d+)/$")
@@ -101,20 +105,32 @@ async def test_demo_web_serves_the_demo_turn(tmp_path: Path) -> None:
 
 
 TOOL_ENDED = re.compile(r"^tool (?:done|aborted): \S+ \[\S+\] ([0-9.]+m?s)\b")
+# How long each call lasted, by the times the agent stamped on its updates (never measured, so
+# each run prints every format: to 0.1 ms under 10 ms, whole ms, seconds), and how it is printed.
+LASTED = [(0.0003, "0.3ms"), (0.0042, "4.2ms"), (0.0099, "9.9ms"), (0.25, "250ms"), (1.4, "1.40s")]
+
+
+def _stamped_calls() -> StampedAgent:
+    """A call for each of LASTED, one after another, then one aborted after 0.5 ms."""
+    steps, seq, clock = [], 1, 0.0
+    ends = [(Status.DONE, lasted) for lasted, _ in LASTED] + [(Status.ABORTED, 0.0005)]
+    for n, (end, lasted) in enumerate(ends):
+        call = {"tool": f"t{n}", "tool_call_id": f"c{n}"}
+        steps.append(
+            Step(envelope=Envelope(Kind.TOOL_CALL, seq, call, Status.RUNNING), at=at(clock))
+        )
+        clock += lasted
+        reason = {"reason": "it broke"} if end is Status.ABORTED else {}
+        steps.append(
+            Step(envelope=Envelope(Kind.TOOL_CALL, seq + 1, call | reason, end), at=at(clock))
+        )
+        seq += 2
+    return StampedAgent([*steps, Step(TaskState.TASK_STATE_COMPLETED, text="done", at=at(clock))])
 
 
 async def test_watch_web_shows_each_duration_as_the_terminal_does() -> None:
-    # Calls that end at once: durations under 10 ms, which both views print to 0.1 ms.
-    agent = ScriptedAgent(
-        [
-            *(s for n in range(6) for s in (step.start(f"t{n}", f"c{n}"), step.done(f"c{n}"))),
-            step.start("broken", "c6"),
-            step.abort("c6", "it broke"),
-            step.complete(),
-        ]
-    )
     async with (
-        serve_agent(agent, name="quick", grpc_port=None) as served,
+        serve_agent(_stamped_calls(), name="quick", grpc_port=None) as served,
         _running("watch", served.http_url, "go", "--web-port", str(free_port())) as (cli, url),
         chromium() as browser,
     ):
@@ -123,6 +139,5 @@ async def test_watch_web_shows_each_duration_as_the_terminal_does() -> None:
         shown = await page.locator("li.a2ap-call .a2ap-duration").all_inner_texts()
         assert await _interrupt(cli) == 0
     printed = [m[1] for line in cli.lines if (m := TOOL_ENDED.match(line))]
-    assert len(printed) == 7
-    assert all(duration.endswith("ms") for duration in printed)
+    assert printed == [text for _, text in LASTED] + ["0.5ms"]
     assert shown == printed
