@@ -25,7 +25,7 @@ cores) stayed with its arm for the run, a bias the blocks could not pair away. N
 differ in their code only, in both processes.
 
 The slots run in **mirrored blocks** (benchlib.mirrored_blocks: off, ours, floor, sdk, sdk,
-floor, ours, off), 6 of them: each arm's two turns in a block are centred on the block's
+floor, ours, off), 12 of them: each arm's two turns in a block are centred on the block's
 middle like every other arm's, and its value there is the faster of the two (block_values:
 other tenants only slow a turn down); ours sits between the untraced arm and the floor, the
 comparisons the targets make.
@@ -85,9 +85,14 @@ from floor import floor_turn
 from probe import PROBE_ENV, Probe, valgrind_prefix
 
 TOOLS_PER_TURN = 375
-BLOCKS = 6
-"""Mirrored blocks (benchlib.mirrored_blocks) of the full run, 12 turns of each arm: 6 is the
-fewest blocks whose order-statistic interval (min to max) covers 95%."""
+BLOCKS = 12
+"""Mirrored blocks (benchlib.mirrored_blocks) of the full run, 24 turns of each arm. The 95%
+interval of a median over blocks is a pair of order statistics (benchlib.median_interval): 6
+blocks, the fewest that give one, give their min and max (96.9%); 12 give the 3rd and 10th
+(96.1%), about 0.6 of that width on normal-like block values (the expected spread of the 3rd
+to the 10th of 12 draws, 1.6 sd, against 2.5 sd for the min to max of 6), for ~15 s a block
+(~1.5 min more a run than 6). 13 and 14 blocks give no narrower interval than 12 (the 3rd
+order statistic still), 15 the next (4th to 12th, 1.4 sd), ~45 s more."""
 ABOVE_FLOOR = 0.03
 """e2e_processes' target: what ours may add above the SDK floor, a share of the untraced turn."""
 ACCEPTANCE = 0.15
