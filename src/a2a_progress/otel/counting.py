@@ -175,7 +175,16 @@ class CountingTurn:
                 self._ends(self._assembler.feed_working(task_id, context_id, None, envelope, ""))
                 return
             call, opened, closed = tracked
-            self._took(fields[0], call, opened, closed)
+            # _took(), inlined: once per update.
+            counts = self._counts
+            counts.kinds[fields[0]._value_] += 1
+            counts.pending += 1
+            if counts.pending >= counts.flush_every:
+                counts.flush()
+            if opened and call is not None:
+                self._open(call)
+            if closed and self._timed:
+                self._close(closed, failed=False)
         except Exception:  # noqa: BLE001 - the bridge must never break the agent
             self._bridge.warn_once("feed")
 
