@@ -117,8 +117,15 @@ class _CountedQueue(_ObservedQueue):
     coroutine, with no coroutine of ours around it (issue #21: this runs for every update of
     every unsampled turn; ~3 k instructions per update less than awaiting it in ours)."""
 
+    def __init__(self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge) -> None:
+        super().__init__(queue, turn, bridge)
+        # What enqueue_event reads, in one attribute: each read of the proxy's own attributes
+        # goes through wrapt's __getattr__ hook (~1 k instructions, the interpreter cannot
+        # specialize it), once per update; reading the queue itself is plain.
+        self._self_counted = (turn, queue)
+
     def enqueue_event(self, event: A2AEvent) -> Coroutine[Any, Any, None]:
-        turn = self._self_turn
+        turn, queue = self._self_counted
         turn.feed(event)
         if turn.announcement is not None:
             self._announce_tool(event, turn)
@@ -126,7 +133,7 @@ class _CountedQueue(_ObservedQueue):
             # Tools a recorded turn made current in this task (an agent enqueuing for two
             # turns from one task): the rule still drops those that closed.
             return self._enqueue_then_unwind(event)
-        return self.__wrapped__.enqueue_event(event)
+        return queue.enqueue_event(event)
 
     async def _enqueue_then_unwind(self, event: A2AEvent) -> None:
         await self.__wrapped__.enqueue_event(event)
