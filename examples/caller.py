@@ -24,9 +24,10 @@ async def ask(url: str, question: str) -> bool:
                 env = update.envelope
                 text = env.payload.get("text") or env.payload.get("message") or update.fallback
                 late = " (late)" if update.late else ""  # show it by seq, before later ones
-                print(f"{env.seq:>3} {env.kind.value:<18} {env.status.value:<8} {text}{late}")
+                line = f"{env.seq:>3} {env.kind.value:<18} {env.status.value:<8} {text}{late}"
+                print(line, flush=True)  # now, also into a pipe (Python holds a pipe's lines)
             elif isinstance(update, TurnOutcome):
-                print(f"{update.state_label}: {update.reply}")
+                print(f"{update.state_label}: {update.reply}", flush=True)
                 succeeded = update.succeeded
     return succeeded
 

@@ -48,7 +48,7 @@ async def ask(url: str, question: str, turns: int) -> None:
     async with open_client(card) as client:  # the card picks the transport
         for _ in range(turns):
             async for update in follow(client.send_message(user_message(question))):
-                print(update)
+                print(update, flush=True)  # now, also into a pipe (Python holds a pipe's lines)
 
 
 def main() -> None:

@@ -25,15 +25,16 @@ except FileNotFoundError:  # 127, the shell's "command not found": none of watch
 # back to the task and exits 130. This script reads that as any outcome, not as a traceback.
 signal.signal(signal.SIGINT, signal.SIG_IGN)  # after Popen: watch keeps its own Ctrl-C
 assert watch.stdout is not None
+# flush=True: each line now, also into a pipe (Python holds a pipe's lines until it exits).
 for line in watch.stdout:
     if not line.startswith("{"):  # not an object: the text of --help or --version
-        print(line, end="")
+        print(line, end="", flush=True)
         continue
     obj = json.loads(line)
     if obj["type"] == "progress" and obj["kind"] == "tool_call":
-        print(obj["status"], obj["tool"], obj["reason"] or "")
+        print(obj["status"], obj["tool"], obj["reason"] or "", flush=True)
     elif obj["type"] == "outcome":
-        print(obj["state"], obj["error"] or obj["reply"])
+        print(obj["state"], obj["error"] or obj["reply"], flush=True)
     elif obj["type"] == "error":
-        print("error:", obj["message"])
+        print("error:", obj["message"], flush=True)
 sys.exit(watch.wait())
