@@ -28,7 +28,7 @@ from a2a_progress.consumer import (
     Update,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Envelope, Kind
+from a2a_progress.envelope import Envelope
 from a2a_progress.envelope.codec import EnvelopeFields, decode_fields
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.announce import Announcements
@@ -175,7 +175,7 @@ class CountingTurn:
                 self._ends(self._assembler.feed_working(task_id, context_id, None, envelope, ""))
                 return
             call, opened, closed = tracked
-            # _took(), inlined: once per update.
+            # _accepted(), inlined: once per update.
             counts = self._counts
             counts.kinds[fields[0]._value_] += 1
             counts.pending += 1
@@ -249,19 +249,10 @@ class CountingTurn:
         opened: bool,
         closed: tuple[CallRecord, ...],
     ) -> None:
-        """An accepted envelope and what it did to the turn's calls (on_accepted)."""
-        self._took(envelope.kind, call, opened, closed)
-
-    def _took(
-        self,
-        kind: Kind,
-        call: CallRecord | None,
-        opened: bool,
-        closed: tuple[CallRecord, ...],
-    ) -> None:
-        """An accepted envelope of this ``kind`` and what it did to the turn's calls."""
+        """An accepted envelope and what it did to the turn's calls (on_accepted; `feed`
+        inlines it for the updates it counts itself)."""
         counts = self._counts  # counted in place, as TurnCounts says
-        counts.kinds[kind._value_] += 1
+        counts.kinds[envelope.kind._value_] += 1
         counts.pending += 1
         if counts.pending >= counts.flush_every:
             counts.flush()
