@@ -38,6 +38,7 @@ from a2a_progress.otel.config import SIDE_CALLEE
 from a2a_progress.otel.counting import CountingTurn
 from a2a_progress.otel.inbound import inbound_context, served_method
 from a2a_progress.otel.tool_context import current_tools
+from a2a_progress.otel.tool_span import ToolSpan
 from a2a_progress.sdk.adapter import A2AEvent, AgentExecutor, EventQueue, RequestContext
 from a2a_progress.sdk.hooks import AGENT_CARD_CLASS, HANDLER_CARD_INDEX, HANDLER_CLASSES
 
@@ -49,6 +50,56 @@ if TYPE_CHECKING:
     _ExecutorProxy = wrapt.ObjectProxy[AgentExecutor]
 else:
     _QueueProxy = _ExecutorProxy = wrapt.ObjectProxy
+
+
+class _QueueState:
+    """What an observed queue reads for each update, in one attribute of the proxy: a read of
+    a wrapt proxy's own attributes goes through the ``__getattr__`` hook of wrapt's C type
+    (~1 k instructions each, which the interpreter cannot specialize), a read of this is plain.
+    """
+
+    __slots__ = ("announcer", "bridge", "queue", "turn", "turn_value")
+
+    def __init__(self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge, *, announce: bool):
+        self.queue = queue
+        self.turn = turn
+        self.bridge = bridge
+        self.announcer = Announcer()
+        # The turn's span, until a status update has announced it (None: nothing to announce).
+        self.turn_value = turn_value(turn.span) if announce else None
+
+    def announce_tool(self, event: A2AEvent) -> None:
+        """Announce the tool call ``event`` opened (the turn's ``announcement``), once."""
+        turn = self.turn
+        context, turn.announcement = turn.announcement, None
+        if context is None:
+            return
+        try:
+            if not self.announcer.announce(event, context):
+                self.bridge.warn_once("tool span announcement kept", AGENTS_OWN_KEPT)
+        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
+            self.bridge.warn_once("tool span announcement")
+
+    def announce_turn(self, event: A2AEvent, value: str) -> None:
+        """Announce the turn's span (``value``) in ``event``, if it is a status update."""
+        try:
+            announced = announce_turn(event, value)
+        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
+            self.bridge.warn_once("turn span announcement")
+            self.turn_value = None  # not tried again: the caller writes its events too
+            return
+        if announced is False:
+            self.bridge.warn_once("turn span announcement kept", TURN_OWN_KEPT)
+        if announced is not None:
+            self.turn_value = None
+
+    async def enqueue_then_apply(self, event: A2AEvent, opened: list[ToolSpan] | None) -> None:
+        """Enqueue ``event``, then make current what the rule says (`tool_context`)."""
+        await self.queue.enqueue_event(event)
+        try:
+            tool_context.after_enqueue(opened)
+        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
+            self.bridge.warn_once("tool context")
 
 
 class _ObservedQueue(_QueueProxy):
@@ -64,49 +115,23 @@ class _ObservedQueue(_QueueProxy):
         self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge, *, announce: bool = False
     ) -> None:
         super().__init__(queue)
-        self._self_turn = turn
-        self._self_bridge = bridge
-        self._self_announcer = Announcer()
-        # The turn's span, until a status update has announced it (None: nothing to announce).
-        self._self_turn_value = turn_value(turn.span) if announce else None
+        self._self_state = _QueueState(queue, turn, bridge, announce=announce)
 
     async def enqueue_event(self, event: A2AEvent) -> None:
-        turn = self._self_turn
+        state = self._self_state
+        turn = state.turn
         opened = turn.feed(event)
-        if self._self_turn_value is not None:
-            self._announce_turn(event, self._self_turn_value)
+        if state.turn_value is not None:
+            state.announce_turn(event, state.turn_value)
         if turn.announcement is not None:
-            self._announce_tool(event, turn)
-        await self.__wrapped__.enqueue_event(event)
-        if opened is None and not tool_context.current_tools():
+            state.announce_tool(event)
+        await state.queue.enqueue_event(event)
+        if opened is None and not current_tools():
             return  # most updates: no tool opened, none current in this task
         try:
             tool_context.after_enqueue(opened)
         except Exception:  # noqa: BLE001 - never let telemetry fail the agent
-            self._self_bridge.warn_once("tool context")
-
-    def _announce_tool(self, event: A2AEvent, turn: ObservedTurn) -> None:
-        """Announce the tool call ``event`` opened (``turn.announcement``), once."""
-        context, turn.announcement = turn.announcement, None
-        if context is None:
-            return
-        try:
-            if not self._self_announcer.announce(event, context):
-                self._self_bridge.warn_once("tool span announcement kept", AGENTS_OWN_KEPT)
-        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
-            self._self_bridge.warn_once("tool span announcement")
-
-    def _announce_turn(self, event: A2AEvent, value: str) -> None:
-        try:
-            announced = announce_turn(event, value)
-        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
-            self._self_bridge.warn_once("turn span announcement")
-            self._self_turn_value = None  # not tried again: the caller writes its events too
-            return
-        if announced is False:
-            self._self_bridge.warn_once("turn span announcement kept", TURN_OWN_KEPT)
-        if announced is not None:
-            self._self_turn_value = None
+            state.bridge.warn_once("tool context")
 
 
 class _CountedQueue(_ObservedQueue):
@@ -117,30 +142,17 @@ class _CountedQueue(_ObservedQueue):
     coroutine, with no coroutine of ours around it (issue #21: this runs for every update of
     every unsampled turn; ~3 k instructions per update less than awaiting it in ours)."""
 
-    def __init__(self, queue: EventQueue, turn: ObservedTurn, bridge: Bridge) -> None:
-        super().__init__(queue, turn, bridge)
-        # What enqueue_event reads, in one attribute: each read of the proxy's own attributes
-        # goes through wrapt's __getattr__ hook (~1 k instructions, the interpreter cannot
-        # specialize it), once per update; reading the queue itself is plain.
-        self._self_counted = (turn, queue)
-
     def enqueue_event(self, event: A2AEvent) -> Coroutine[Any, Any, None]:
-        turn, queue = self._self_counted
+        state = self._self_state
+        turn = state.turn
         turn.feed(event)
         if turn.announcement is not None:
-            self._announce_tool(event, turn)
+            state.announce_tool(event)
         if current_tools():
             # Tools a recorded turn made current in this task (an agent enqueuing for two
             # turns from one task): the rule still drops those that closed.
-            return self._enqueue_then_unwind(event)
-        return queue.enqueue_event(event)
-
-    async def _enqueue_then_unwind(self, event: A2AEvent) -> None:
-        await self.__wrapped__.enqueue_event(event)
-        try:
-            tool_context.after_enqueue(None)
-        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
-            self._self_bridge.warn_once("tool context")
+            return state.enqueue_then_apply(event, None)
+        return state.queue.enqueue_event(event)
 
 
 def _observed(
