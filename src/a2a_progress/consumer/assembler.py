@@ -33,8 +33,7 @@ from a2a_progress.consumer.updates import TurnOutcome, Update
 from a2a_progress.dialects import (
     resolve_dialects,
 )
-from a2a_progress.envelope import Envelope
-from a2a_progress.envelope.codec import EnvelopeFields
+from a2a_progress.envelope import Envelope, EnvelopeFields
 from a2a_progress.sdk.views import (
     EventKind,
     EventView,
@@ -278,7 +277,10 @@ class ProgressAssembler(ProgressRules):
             if not key or not isinstance(key, str):
                 key = ""
         window = turn.streams.get(key)
-        if window is not None:  # the norm: a stream seen before
+        forgotten: tuple[CallRecord, ...] = ()
+        if window is None:
+            forgotten = turn.open_stream(key, seq, self._max_streams)
+        else:  # the norm: a stream seen before
             top = window.top
             if seq > top:  # window.add()'s norm, inlined (a call per envelope): its next seq
                 shift = seq - top
@@ -288,18 +290,13 @@ class ProgressAssembler(ProgressRules):
                 window.top = seq
             elif window.add(seq, self._window, self._window_mask) is not _ACCEPTED:
                 return None  # a repeat: changed nothing
-            turn.state = _WORKING
-            self._last_event = None
-            self._last = _ACCEPTED
-            return turn.calls.track(kind, seq, status, stream_key, payload, key, None, False, None)
-        forgotten = turn.open_stream(key, seq, self._max_streams)
         turn.state = _WORKING
         self._last_event = None
         self._last = _ACCEPTED
-        call, opened, closed = turn.calls.track(
-            kind, seq, status, stream_key, payload, key, None, False, None
-        )
-        return call, opened, forgotten + closed if forgotten else closed
+        tracked = turn.calls.track(kind, seq, status, stream_key, payload, key, None, False, None)
+        if forgotten:
+            return tracked[0], tracked[1], forgotten + tracked[2]
+        return tracked
 
     def close(
         self, reason: EndReason = EndReason.STREAM_CLOSED, *, task_ids: Iterable[str] | None = None

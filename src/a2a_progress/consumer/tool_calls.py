@@ -107,9 +107,16 @@ class CallRecord:
         replayed: bool = False,
         dialect: str | None = None,
     ) -> None:
-        _start(self, envelope.stream_key, envelope.seq, envelope.payload, index, started_at)
-        self.replayed = replayed
-        self.dialect = dialect
+        _start(
+            self,
+            envelope.stream_key,
+            envelope.seq,
+            envelope.payload,
+            index,
+            started_at,
+            replayed,
+            dialect,
+        )
 
     @property
     def is_open(self) -> bool:
@@ -141,9 +148,10 @@ def _start(  # noqa: PLR0917 - once per call opened: positional is cheaper
     payload: Mapping[str, Any],
     index: int,
     started_at: float | None,
+    replayed: bool,
+    dialect: str | None,
 ) -> None:
-    """Fill a new ``call`` from the fields of the envelope that opened it (its ``replayed`` and
-    ``dialect`` are the caller's to set)."""
+    """Fill a new ``call`` from the fields of the envelope that opened it."""
     # envelope.tool_call_id, .stream_id and .tool, inlined (a property call each).
     tool_call_id = payload.get("tool_call_id")
     if not tool_call_id or not isinstance(tool_call_id, str):
@@ -160,6 +168,8 @@ def _start(  # noqa: PLR0917 - once per call opened: positional is cheaper
     call.end_reason = None
     call.started_at = started_at
     call.ended_at = None
+    call.replayed = replayed
+    call.dialect = dialect
 
 
 class ToolCalls:
@@ -258,9 +268,7 @@ class ToolCalls:
         dialect: str | None,
     ) -> CallRecord:
         call = CallRecord.__new__(CallRecord)
-        _start(call, stream_key, seq, payload, self._count, at)
-        call.replayed = replayed
-        call.dialect = dialect
+        _start(call, stream_key, seq, payload, self._count, at, replayed, dialect)
         self._count += 1
         self._by_key[call.key] = call
         return call

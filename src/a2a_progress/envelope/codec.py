@@ -260,6 +260,12 @@ def decode_fields(data: object) -> EnvelopeFields | Rejected:
         envelope = _decode(data)
     if isinstance(envelope, Rejected):
         return envelope
+    return envelope_fields(envelope)
+
+
+def envelope_fields(envelope: Envelope) -> EnvelopeFields:
+    """``envelope``'s ``(kind, seq, payload, status, stream_key)``: what `decode_fields` gives
+    for it, for a reader that has the `Envelope` already (e.g. the producer's own)."""
     return envelope.kind, envelope.seq, envelope.payload, envelope.status, envelope.stream_key
 
 

@@ -94,8 +94,12 @@ class _QueueState:
             self.turn_value = None
 
     async def enqueue_then_apply(self, event: A2AEvent, opened: list[ToolSpan] | None) -> None:
-        """Enqueue ``event``, then make current what the rule says (`tool_context`)."""
+        """Enqueue ``event``, then make current what the rule says (`after_enqueue`)."""
         await self.queue.enqueue_event(event)
+        self.after_enqueue(opened)
+
+    def after_enqueue(self, opened: list[ToolSpan] | None) -> None:
+        """Once an update is enqueued: make current what the rule says (`tool_context`)."""
         try:
             tool_context.after_enqueue(opened)
         except Exception:  # noqa: BLE001 - never let telemetry fail the agent
@@ -128,10 +132,7 @@ class _ObservedQueue(_QueueProxy):
         await state.queue.enqueue_event(event)
         if opened is None and not current_tools():
             return  # most updates: no tool opened, none current in this task
-        try:
-            tool_context.after_enqueue(opened)
-        except Exception:  # noqa: BLE001 - never let telemetry fail the agent
-            state.bridge.warn_once("tool context")
+        state.after_enqueue(opened)
 
 
 class _CountedQueue(_ObservedQueue):

@@ -28,8 +28,7 @@ from a2a_progress.consumer import (
     Update,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Envelope
-from a2a_progress.envelope.codec import EnvelopeFields, decode_fields
+from a2a_progress.envelope import Envelope, decode_fields, envelope_fields
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.announce import Announcements
 from a2a_progress.otel.errors import error_type, is_cancellation
@@ -148,13 +147,7 @@ class CountingTurn:
                     self._ends(self._read(event, None))
                     return
                 envelope, _, task_id, context_id = offer.pop()
-                fields: EnvelopeFields = (
-                    envelope.kind,
-                    envelope.seq,
-                    envelope.payload,
-                    envelope.status,
-                    envelope.stream_key,
-                )
+                fields = envelope_fields(envelope)
             else:
                 # The envelope's fields alone: no Envelope is made for an update counted here.
                 read = working_envelope(event, decode_fields)

@@ -24,7 +24,7 @@ from a2a_progress.consumer import (
     error_text,
 )
 from a2a_progress.consumer.outcomes import DISCARDS
-from a2a_progress.envelope import Envelope, Kind, utf8_size
+from a2a_progress.envelope import Envelope, Kind, envelope_fields, utf8_size
 from a2a_progress.otel import conventions as conv
 from a2a_progress.otel.announce import raw_announcement, records_turn
 from a2a_progress.otel.content import PART_REASONING, PART_TEXT
@@ -207,14 +207,7 @@ class TurnTelemetry:
             # The norm (a live turn's new envelope) is consumed with the rules' shortcut, and
             # its effects handed here as on_accepted would: one call, no list of updates.
             # Its fields, as count_working takes them (a counted caller turn makes no Envelope).
-            fields = (
-                envelope.kind,
-                envelope.seq,
-                envelope.payload,
-                envelope.status,
-                envelope.stream_key,
-            )
-            tracked = self._count_working(task_id, fields)
+            tracked = self._count_working(task_id, envelope_fields(envelope))
             if tracked is not None:
                 call, opened, closed = tracked  # unpacked: a call with *args costs a tuple
                 self._accepted(envelope, call, opened, closed)
