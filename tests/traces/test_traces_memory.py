@@ -1,10 +1,12 @@
 """``a2a-progress traces`` holds its memory under the export that once took it to 1.4 GB.
 
 The receiver runs as a real subprocess; the same one-span export with a million attributes
-(16 MB of protobuf) is sent three times over real HTTP connections, and the process's resident
+(16 MB of protobuf) is sent four times over real HTTP connections, and the process's resident
 memory is read from ``/proc`` (``VmRSS`` now, ``VmHWM`` its peak). Measured on this project's
 machine: 79 MB at start, a 198 MB peak, no growth from the second export on (before the limits:
-a 1.4 GB peak, 728 MB held and ~110 MB more held per export).
+a 1.4 GB peak, 728 MB held and ~110 MB more held per export). The first export may leave less
+held than the second (once seen in CI: 99 MB, then 172 MB, 172 MB): the server's threads fill
+the allocator's arenas as they take turns, so growth is counted from the second export on.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ MIB = 1024 * 1024
 PEAK_BOUND = 256 * MIB
 """How far above its start the process may peak while parsing a 16 MB export."""
 GROWTH_BOUND = 32 * MIB
-"""How much more it may hold after the third export than after the first."""
+"""How much more it may hold after the fourth export than after the second (two exports on)."""
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 
@@ -36,7 +38,7 @@ def memory(pid: int) -> tuple[int, int]:
     return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
 
 
-def test_a_million_attribute_export_three_times_stays_within_bounds() -> None:
+def test_a_million_attribute_export_four_times_stays_within_bounds() -> None:
     # The limit raised to let the 16 MB body in: the per-request caps must hold memory alone.
     with running_traces("--no-grpc", "--quiet-period", "0.2", "--max-request-mib", "32") as traces:
         pid = traces.process.pid
